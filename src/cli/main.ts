@@ -1,0 +1,16 @@
+import { Command } from 'commander';
+import { ConfigError } from '../core/config/load.js';
+import { VERSION } from '../registry/app.js';
+import { registerRegistryCommands } from './registry.js';
+
+const program = new Command('toolyard').description('Toolyard: run AI tools in companies and on laptops').version(VERSION);
+registerRegistryCommands(program);
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    console.error(`toolyard: invalid configuration\n${error.problems.map((problem) => `  ${problem}`).join('\n')}`);
+    process.exit(2);
+  }
+  console.error(`toolyard: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+import { ConfigError } from '../core/config/load.js';
+import { createDatabase } from '../core/db/database.js';
+import { createMigrator, migrateToLatest } from '../core/db/migrator.js';
+import { createLogger } from '../core/telemetry/logger.js';
+import { buildRegistryApp } from '../registry/app.js';
+import { loadRegistryConfig } from '../registry/config.js';
+import { resolveConfigPaths } from '../registry/config-paths.js';
+import type { RegistryDatabase } from '../registry/db.js';
+import { REGISTRY_MIGRATION_TABLE, registryMigrations } from '../registry/migrations/index.js';
+import type { LevelWithSilent } from 'pino';
+
+function splitAddress(address: string): { host: string; port: number } {
+  const match = /^\[?([^\]]*)\]?:(\d{1,5})$/.exec(address);
+  const port = Number(match?.[2]);
+  if (!match || port > 65535) throw new ConfigError([`server.address: "${address}" must be HOST:PORT (example: 127.0.0.1:8080)`]);
+  return { host: match[1] ?? '127.0.0.1', port };
+}
+
+async function loadConfig(file: string | undefined) {
+  return resolveConfigPaths(await loadRegistryConfig(file, process.env), file);
+}
+
+export function registerRegistryCommands(program: Command): void {
+  const registry = program.command('registry').description('the registry server: a catalog of MCP servers, skills and plugins');
+
+  registry
+    .command('serve')
+    .description('run the registry server')
+    .option('-c, --config <file>', 'YAML configuration file')
+    .option('-a, --address <host:port>', 'listen address (overrides server.address)')
+    .action(async (options: { config?: string; address?: string }) => {
+      const config = await loadConfig(options.config);
+      const { host, port } = splitAddress(options.address ?? config.server.address);
+      const logger = createLogger({ level: config.logging.level as LevelWithSilent, name: 'registry' });
+      const app = await buildRegistryApp({ config, logger });
+      app.start();
+      await app.http.listen({ host, port });
+      const stop = async (signal: string) => {
+        logger.info({ signal }, 'shutting down');
+        await app.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', (signal) => void stop(signal));
+      process.once('SIGTERM', (signal) => void stop(signal));
+    });
+
+  registry
+    .command('migrate')
+    .description('apply pending database migrations and exit')
+    .option('-c, --config <file>', 'YAML configuration file')
+    .action(async (options: { config?: string }) => {
+      const config = await loadConfig(options.config);
+      const database = await createDatabase<RegistryDatabase>({ url: config.database.url, dataDir: config.database.dataDir });
+      try {
+        const applied = await migrateToLatest(createMigrator(database.db as never, registryMigrations, REGISTRY_MIGRATION_TABLE));
+        console.log(applied.length === 0 ? 'the database is up to date' : `applied: ${applied.join(', ')}`);
+      } finally {
+        await database.close();
+      }
+    });
+
+  registry
+    .command('check-config')
+    .description('validate a configuration file and exit')
+    .requiredOption('-c, --config <file>', 'YAML configuration file')
+    .action(async (options: { config: string }) => {
+      await loadConfig(options.config);
+      console.log(`${options.config}: valid`);
+    });
+}

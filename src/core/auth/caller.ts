@@ -1,0 +1,6 @@
+/** Who is calling. Every service method takes one, so authorization can wrap services without changing them. */
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'user'; subject: string; claims: Record<string, unknown> };
+
+export const ANONYMOUS: Caller = { kind: 'anonymous' };

@@ -1,0 +1,61 @@
+/**
+ * Domain errors, named by meaning. Services throw them; one HTTP error handler maps them to a status
+ * and the `{error}` body, so no route or service decides on status codes by itself.
+ */
+export class DomainError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class InvalidInputError extends DomainError {
+  constructor(message: string) {
+    super(message, 400);
+  }
+}
+
+export class UnauthenticatedError extends DomainError {
+  constructor(message = 'authentication required') {
+    super(message, 401);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message: string) {
+    super(message, 403);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(message: string) {
+    super(message, 404);
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super(message, 409);
+  }
+}
+
+export class PreconditionFailedError extends DomainError {
+  constructor(message: string) {
+    super(message, 412);
+  }
+}
+
+export class PreconditionRequiredError extends DomainError {
+  constructor(message: string) {
+    super(message, 428);
+  }
+}
+
+export class UnavailableError extends DomainError {
+  constructor(message: string) {
+    super(message, 503);
+  }
+}

@@ -1,0 +1,82 @@
+import type { Kysely } from 'kysely';
+import type { Caller } from '../../core/auth/caller.js';
+import type { Clock } from '../../core/clock.js';
+import { ForbiddenError, InvalidInputError, NotFoundError, ConflictError } from '../../core/errors.js';
+import type { Claims, RegistryDatabase } from '../db.js';
+import { markCatalogChanged } from '../sync/operations/write-source-entries.js';
+import { isForeignKeyViolation } from './db-errors.js';
+import { presentRegistry, presentRegistryEntry, type RegistryEntryResource, type RegistryResource } from './present.js';
+import * as store from './registries-store.js';
+import { checkResourceName, type CatalogEvents } from './sources-service.js';
+
+export interface RegistryBody {
+  sources?: string[] | undefined;
+  claims?: Claims | undefined;
+}
+
+export interface RegistriesService {
+  list(caller: Caller): Promise<RegistryResource[]>;
+  get(caller: Caller, name: string): Promise<RegistryResource>;
+  put(caller: Caller, name: string, body: RegistryBody): Promise<{ registry: RegistryResource; created: boolean }>;
+  delete(caller: Caller, name: string): Promise<void>;
+  entries(caller: Caller, name: string): Promise<RegistryEntryResource[]>;
+}
+
+export function createRegistriesService(options: { db: Kysely<RegistryDatabase>; clock: Clock; events: CatalogEvents }): RegistriesService {
+  const { db, clock, events } = options;
+
+  async function existing(name: string): Promise<store.RegistryRow> {
+    const row = await store.findRegistry(db, name);
+    if (!row) throw new NotFoundError(`registry "${name}" not found`);
+    return row;
+  }
+
+  function writable(row: store.RegistryRow): void {
+    if (row.creation_type === 'CONFIG') {
+      throw new ForbiddenError(`registry "${row.name}" is defined in the configuration file; change it there and restart`);
+    }
+  }
+
+  return {
+    async list() {
+      return (await store.listRegistries(db)).map(presentRegistry);
+    },
+    async get(_caller, name) {
+      return presentRegistry(await existing(name));
+    },
+    async put(_caller, name, body) {
+      checkResourceName('registry', name);
+      const sources = body.sources ?? [];
+      const duplicates = sources.filter((source, index) => sources.indexOf(source) !== index);
+      if (duplicates.length > 0) throw new InvalidInputError(`sources: ${[...new Set(duplicates)].map((s) => `"${s}"`).join(', ')} listed more than once`);
+      const known = await store.existingSourceNames(db, sources);
+      const unknown = sources.filter((source) => !known.has(source));
+      if (unknown.length > 0) throw new InvalidInputError(`sources: no source named ${unknown.map((s) => `"${s}"`).join(', ')}`);
+      const current = await store.findRegistry(db, name);
+      if (current) writable(current);
+      try {
+        await db.transaction().execute(async (trx) => {
+          await store.upsertRegistry(trx, { name, claims: body.claims ?? {}, sources, creationType: 'API' }, clock.now());
+          await markCatalogChanged(trx);
+        });
+      } catch (error) {
+        if (isForeignKeyViolation(error)) throw new ConflictError('a source of the registry was deleted meanwhile; check the source names and try again');
+        throw error;
+      }
+      await events.catalogChanged();
+      return { registry: presentRegistry(await existing(name)), created: current === undefined };
+    },
+    async delete(_caller, name) {
+      writable(await existing(name));
+      await db.transaction().execute(async (trx) => {
+        await store.deleteRegistry(trx, name);
+        await markCatalogChanged(trx);
+      });
+      await events.catalogChanged();
+    },
+    async entries(_caller, name) {
+      await existing(name);
+      return (await store.listRegistryEntries(db, name)).map(presentRegistryEntry);
+    },
+  };
+}

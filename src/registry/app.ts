@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import swagger from '@fastify/swagger';
+import type { LevelWithSilent, Logger } from 'pino';
+import { ANONYMOUS } from '../core/auth/caller.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { ConfigError } from '../core/config/load.js';
+import { parseDuration } from '../core/config/duration.js';
+import { createDatabase, ping, type Database } from '../core/db/database.js';
+import { createMigrator, migrateToLatest, pendingMigrations } from '../core/db/migrator.js';
+import { createHttpApp, type HttpApp } from '../core/http/app.js';
+import { createLogger } from '../core/telemetry/logger.js';
+import { createHttpMetrics, createMetricsRegistry } from '../core/telemetry/metrics.js';
+import { createEntriesService } from './admin/entries-service.js';
+import { reconcileConfig } from './admin/operations/reconcile-config.js';
+import { createRegistriesService } from './admin/registries-service.js';
+import { createSourcesService, type CatalogEvents } from './admin/sources-service.js';
+import { createCatalogReadModel, type CatalogReadModel } from './catalog/read-model.js';
+import { createCatalogService } from './catalog/service.js';
+import type { RegistryConfig } from './config.js';
+import type { RegistryDatabase } from './db.js';
+import { registerAdminRoutes } from './http/admin-routes.js';
+import { registerConsumerRoutes } from './http/consumer-routes.js';
+import { registerPublicRoutes } from './http/public-routes.js';
+import { ErrorSchema, PackageRecordSchema, RegistrySchema, ServerRecordSchema, SourceSchema } from './http/schemas.js';
+import { REGISTRY_MIGRATION_TABLE, registryMigrations } from './migrations/index.js';
+import { createSourceProvider, type ProviderOptions } from './sources/index.js';
+import { createSyncScheduler, type SyncScheduler } from './sync/scheduler.js';
+import { createSyncMetrics } from './sync/metrics.js';
+
+export interface RegistryAppOptions {
+  config: RegistryConfig;
+  /** An open database; when absent one is created from config.database and closed on stop. */
+  database?: Database<RegistryDatabase>;
+  clock?: Clock;
+  logger?: Logger;
+  /** false: no background syncing (tests drive `scheduler.runDue()` themselves). */
+  backgroundSync?: boolean;
+  providerOptions?: ProviderOptions;
+}
+
+export interface RegistryApp {
+  http: HttpApp;
+  database: Database<RegistryDatabase>;
+  readModel: CatalogReadModel;
+  scheduler: SyncScheduler;
+  /** Starts background work (sync, change watching). */
+  start(): void;
+  close(): Promise<void>;
+}
+
+export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/**
+ * Wires the registry server: database and migrations, the configuration file's resources, the read
+ * model, the sync scheduler and the HTTP routes. Tests build the very same app.
+ */
+export async function buildRegistryApp(options: RegistryAppOptions): Promise<RegistryApp> {
+  const { config } = options;
+  if (config.auth.mode !== 'anonymous') {
+    throw new ConfigError(['auth.mode: oauth is not available in this version yet; set auth.mode: anonymous']);
+  }
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger({ level: config.logging.level as LevelWithSilent });
+  const database =
+    options.database ??
+    (await createDatabase<RegistryDatabase>({ url: config.database.url, dataDir: config.database.dataDir, maxConnections: config.database.maxConnections }));
+  const { db } = database;
+  const migrator = createMigrator(db as never, registryMigrations, REGISTRY_MIGRATION_TABLE);
+  const applied = await migrateToLatest(migrator);
+  if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+  const reconciled = await db.transaction().execute((trx) => reconcileConfig(trx, config, clock.now()));
+  if (reconciled.created.length + reconciled.updated.length + reconciled.deleted.length > 0) logger.info(reconciled, 'configuration applied');
+
+  const metricsRegistry = createMetricsRegistry();
+  const readModel = createCatalogReadModel({ db, logger });
+  await readModel.refresh();
+  const syncMetrics = createSyncMetrics(metricsRegistry);
+  const scheduler = createSyncScheduler({
+    db,
+    clock,
+    logger,
+    metrics: syncMetrics,
+    owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    leaseMs: parseDuration(config.sync.leaseDuration) ?? 30_000,
+    pollMs: parseDuration(config.sync.pollInterval) ?? 1_000,
+    concurrency: config.sync.concurrency,
+    providerFor: (kind, sourceConfig) => createSourceProvider(kind, sourceConfig, options.providerOptions),
+    onCatalogChanged: () => readModel.refresh().catch((error: unknown) => logger.warn({ err: error }, 'cannot refresh the read model')),
+  });
+  const events: CatalogEvents = {
+    catalogChanged: () => readModel.refresh(),
+    syncRequested: (name) => scheduler.request(name),
+  };
+
+  const http = createHttpApp({ logger, metrics: createHttpMetrics(metricsRegistry) });
+  await http.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Toolyard registry server', version: VERSION, description: 'MCP Registry API v0.1 (consumer) and the v1 admin API' },
+    },
+  });
+  for (const schema of [ErrorSchema, ServerRecordSchema, PackageRecordSchema, SourceSchema, RegistrySchema]) http.addSchema(schema);
+  http.decorateRequest('caller', { getter: () => ANONYMOUS });
+  registerPublicRoutes(http, {
+    version: VERSION,
+    metrics: metricsRegistry,
+    readiness: async () => {
+      await ping(db as never);
+      const pending = await pendingMigrations(migrator);
+      if (pending.length > 0) throw new Error(`migrations pending: ${pending.join(', ')}`);
+    },
+  });
+  registerConsumerRoutes(http, createCatalogService({ readModel }));
+  registerAdminRoutes(http, {
+    sources: createSourcesService({ db, clock, events }),
+    registries: createRegistriesService({ db, clock, events }),
+    entries: createEntriesService({ db, clock, events }),
+  });
+  await http.ready();
+
+  const pollMs = parseDuration(config.sync.pollInterval) ?? 1_000;
+  let started = false;
+  return {
+    http,
+    database,
+    readModel,
+    scheduler,
+    start() {
+      if (started) return;
+      started = true;
+      readModel.watch(pollMs);
+      if (options.backgroundSync ?? true) scheduler.start();
+    },
+    async close() {
+      readModel.close();
+      await scheduler.stop();
+      await http.close();
+      if (!options.database) await database.close();
+    },
+  };
+}

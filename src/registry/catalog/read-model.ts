@@ -1,0 +1,201 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Claims, EntryType, RegistryDatabase } from '../db.js';
+import { toEntryView, type EntryView, type StoredEntry } from './entry-view.js';
+import { compareKeys, compareNewestFirst } from './versions.js';
+
+export interface SourceSnapshot {
+  name: string;
+  claims: Claims;
+  generation: number;
+  /** Versions of each `type\0name`, newest first. */
+  versions: Map<string, EntryView[]>;
+}
+
+export interface RegistryDefinition {
+  name: string;
+  claims: Claims;
+  sources: string[];
+}
+
+/** What one registry serves: for every name, the versions of its first source that has it. */
+export interface TypeView {
+  /** Every served version, ordered by (name, version). */
+  all: EntryView[];
+  /** The latest version of every served name, ordered by name. */
+  latest: EntryView[];
+  /** Served versions by name, newest first. */
+  byName: Map<string, EntryView[]>;
+}
+
+export interface RegistryView {
+  definition: RegistryDefinition;
+  types: Record<EntryType, TypeView>;
+}
+
+export interface CatalogReadModel {
+  /** Brings the model up to date with the database; concurrent calls share one refresh. */
+  refresh(): Promise<void>;
+  registry(name: string, visible?: VisibilityRule): RegistryView | undefined;
+  registryDefinition(name: string): RegistryDefinition | undefined;
+  /** Watches the database for changes made elsewhere (other replicas) every `intervalMs`. */
+  watch(intervalMs: number): void;
+  close(): void;
+  readonly generation: number;
+}
+
+/** Decides which entries a caller may see; `key` identifies the rule so views can be cached per rule. */
+export interface VisibilityRule {
+  key: string;
+  allows(claims: Claims): boolean;
+}
+
+const ENTRY_TYPES: EntryType[] = ['server', 'skill', 'plugin'];
+const VIEW_CACHE_LIMIT = 256;
+
+/**
+ * The hot read path's in-memory copy of the catalog. The database stays the truth: a generation
+ * counter in `catalog_state` says when anything changed and each source's `entries_generation` says
+ * which sources to reload, so a write on any replica reaches every replica's model.
+ */
+export function createCatalogReadModel(options: { db: Kysely<RegistryDatabase>; logger: Logger }): CatalogReadModel {
+  const { db, logger } = options;
+  let generation = -1;
+  let sources = new Map<string, SourceSnapshot>();
+  let registries = new Map<string, RegistryDefinition>();
+  let views = new Map<string, RegistryView>();
+  let inFlight: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function load(): Promise<void> {
+    const state = await db.selectFrom('catalog_state').select('generation').where('id', '=', 1).executeTakeFirstOrThrow();
+    if (state.generation === generation) return;
+    const sourceRows = await db.selectFrom('sources').select(['name', 'claims', 'entries_generation']).execute();
+    const nextSources = new Map<string, SourceSnapshot>();
+    for (const row of sourceRows) {
+      const current = sources.get(row.name);
+      if (current?.generation === row.entries_generation) {
+        nextSources.set(row.name, { ...current, claims: row.claims });
+        continue;
+      }
+      nextSources.set(row.name, await loadSource(db, row.name, row.claims, row.entries_generation));
+    }
+    const links = await db.selectFrom('registry_sources').select(['registry_name', 'source_name']).orderBy('registry_name').orderBy('position').execute();
+    const registryRows = await db.selectFrom('registries').select(['name', 'claims']).execute();
+    const nextRegistries = new Map(registryRows.map((row) => [row.name, { name: row.name, claims: row.claims, sources: [] as string[] }]));
+    for (const link of links) nextRegistries.get(link.registry_name)?.sources.push(link.source_name);
+    sources = nextSources;
+    registries = nextRegistries;
+    views = new Map();
+    generation = state.generation;
+  }
+
+  const model: CatalogReadModel = {
+    refresh() {
+      inFlight ??= load().finally(() => (inFlight = undefined));
+      return inFlight;
+    },
+    registry(name, visible) {
+      const definition = registries.get(name);
+      if (!definition) return undefined;
+      const key = `${name}\u0000${visible?.key ?? '*'}`;
+      let view = views.get(key);
+      if (!view) {
+        if (views.size >= VIEW_CACHE_LIMIT) views.clear();
+        view = buildRegistryView(definition, sources, visible);
+        views.set(key, view);
+      }
+      return view;
+    },
+    registryDefinition: (name) => registries.get(name),
+    watch(intervalMs) {
+      timer = setInterval(() => {
+        model.refresh().catch((error: unknown) => logger.warn({ err: error }, 'cannot refresh the catalog read model'));
+      }, intervalMs);
+      timer.unref();
+    },
+    close() {
+      if (timer) clearInterval(timer);
+    },
+    get generation() {
+      return generation;
+    },
+  };
+  return model;
+}
+
+async function loadSource(db: Kysely<RegistryDatabase>, name: string, claims: Claims, generation: number): Promise<SourceSnapshot> {
+  const rows: StoredEntry[] = await db
+    .selectFrom('entries')
+    .select([
+      'source_name',
+      'entry_type',
+      'name',
+      'version',
+      'status',
+      'status_message',
+      'title',
+      'description',
+      'claims',
+      'body',
+      'published_at',
+      'updated_at',
+      'status_changed_at',
+      'created_at',
+    ])
+    .where('source_name', '=', name)
+    .execute();
+  const grouped = new Map<string, StoredEntry[]>();
+  for (const row of rows) {
+    const key = `${row.entry_type}\u0000${row.name}`;
+    const list = grouped.get(key);
+    if (list) list.push(row);
+    else grouped.set(key, [row]);
+  }
+  const versions = new Map<string, EntryView[]>();
+  for (const [key, list] of grouped) {
+    list.sort((a, b) => compareNewestFirst({ version: a.version, publishedAt: a.published_at }, { version: b.version, publishedAt: b.published_at }));
+    versions.set(
+      key,
+      list.map((row, index) => toEntryView(row, index === 0)),
+    );
+  }
+  return { name, claims, generation, versions };
+}
+
+function byNameThenVersion(a: EntryView, b: EntryView): number {
+  return compareKeys([a.name, a.version], [b.name, b.version]);
+}
+
+/**
+ * Precedence: the first source of the registry that has a name owns it, and only that source's
+ * versions of it are served. With a visibility rule, ownership is decided among visible entries only.
+ */
+function buildRegistryView(definition: RegistryDefinition, sources: Map<string, SourceSnapshot>, visible?: VisibilityRule): RegistryView {
+  const owned = new Map<string, EntryView[]>();
+  for (const sourceName of definition.sources) {
+    const source = sources.get(sourceName);
+    if (!source) continue;
+    for (const [key, versions] of source.versions) {
+      if (owned.has(key)) continue;
+      const shown = visible ? versions.filter((entry) => visible.allows(entry.claims)) : versions;
+      if (shown.length > 0) owned.set(key, shown);
+    }
+  }
+  const types = Object.fromEntries(
+    ENTRY_TYPES.map((type) => [type, { all: [] as EntryView[], latest: [] as EntryView[], byName: new Map<string, EntryView[]>() }]),
+  ) as Record<EntryType, TypeView>;
+  for (const versions of owned.values()) {
+    const first = versions[0];
+    if (!first) continue;
+    const view = types[first.entryType];
+    view.byName.set(first.name, versions);
+    view.all.push(...versions);
+    view.latest.push(versions.find((entry) => entry.isLatest) ?? first);
+  }
+  for (const view of Object.values(types)) {
+    view.all.sort(byNameThenVersion);
+    view.latest.sort(byNameThenVersion);
+  }
+  return { definition, types };
+}

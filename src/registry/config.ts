@@ -1,0 +1,119 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { parseDuration } from '../core/config/duration.js';
+import { loadConfig, readConfigFile } from '../core/config/load.js';
+import { SourceDefinitionSchema, checkSourceDefinition } from './sources/definition.js';
+
+const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
+
+export const ClaimsSchema = Type.Record(Type.String({ minLength: 1 }), Type.Union([Type.String(), Type.Array(Type.String())]), {
+  description: 'claims: each key maps to a string or a list of strings',
+});
+
+const ConfigSourceSchema = Type.Composite(
+  [Type.Object({ name: Type.String({ pattern: DNS_LABEL, description: 'unique source name, a DNS label' }) }), SourceDefinitionSchema],
+  { additionalProperties: false },
+);
+
+const ConfigRegistrySchema = Type.Object(
+  {
+    name: Type.String({ pattern: DNS_LABEL, description: 'registry name, a DNS label, used in consumer paths' }),
+    sources: Type.Array(Type.String(), { description: 'source names in order of precedence (first wins)', default: [] }),
+    claims: Type.Optional(ClaimsSchema),
+  },
+  { additionalProperties: false },
+);
+
+export const RegistryConfigSchema = Type.Object(
+  {
+    server: Type.Object(
+      {
+        address: Type.String({ default: '127.0.0.1:8080', description: 'host:port the HTTP server listens on' }),
+      },
+      { default: {}, additionalProperties: false, description: 'HTTP server' },
+    ),
+    database: Type.Object(
+      {
+        url: Type.Optional(Type.String({ description: 'PostgreSQL connection string; wins over dataDir (env TOOLYARD_DATABASE_URL)' })),
+        dataDir: Type.String({ default: './data/registry', description: 'data directory of the embedded PGlite database' }),
+        maxConnections: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'PostgreSQL pool size' }),
+      },
+      { default: {}, additionalProperties: false, description: 'where the catalog is stored' },
+    ),
+    sources: Type.Array(ConfigSourceSchema, { default: [], description: 'catalog sources defined by this file (read-only through the API)' }),
+    registries: Type.Array(ConfigRegistrySchema, { default: [], description: 'registries defined by this file (read-only through the API)' }),
+    auth: Type.Object(
+      {
+        mode: Type.Union([Type.Literal('anonymous'), Type.Literal('oauth')], {
+          default: 'oauth',
+          description: 'anonymous: no authentication; oauth: bearer JWTs',
+        }),
+      },
+      { default: {}, additionalProperties: true, description: 'authentication and authorization' },
+    ),
+    sync: Type.Object(
+      {
+        concurrency: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'sources synced at once by this replica' }),
+        leaseDuration: Type.String({ default: '30s', description: 'how long a sync claim lasts without renewal before another replica may take it over' }),
+        pollInterval: Type.String({ default: '1s', description: 'how often this replica looks for due syncs and catalog changes' }),
+      },
+      { default: {}, additionalProperties: false, description: 'source synchronisation' },
+    ),
+    logging: Type.Object(
+      {
+        level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), {
+          default: 'info',
+          description: 'log level',
+        }),
+      },
+      { default: {}, additionalProperties: false, description: 'logging' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type RegistryConfig = Static<typeof RegistryConfigSchema>;
+export type ConfigSource = Static<typeof ConfigSourceSchema>;
+
+export function checkRegistryConfig(config: RegistryConfig): string[] {
+  const problems: string[] = [];
+  const sourceNames = new Map<string, number>();
+  config.sources.forEach((source, index) => {
+    const key = `sources[${index}]`;
+    if (sourceNames.has(source.name)) problems.push(`${key}.name: "${source.name}" is already used by sources[${sourceNames.get(source.name)}]`);
+    sourceNames.set(source.name, index);
+    problems.push(...checkSourceDefinition(source, key));
+  });
+  const managed = config.sources.filter((s) => s.managed !== undefined);
+  if (managed.length > 1) problems.push(`sources: at most one managed source is allowed (found ${managed.map((s) => s.name).join(', ')})`);
+  const registryNames = new Set<string>();
+  config.registries.forEach((registry, index) => {
+    const key = `registries[${index}]`;
+    if (registryNames.has(registry.name)) problems.push(`${key}.name: "${registry.name}" is defined twice`);
+    registryNames.add(registry.name);
+    const seen = new Set<string>();
+    registry.sources.forEach((name, position) => {
+      if (!sourceNames.has(name)) problems.push(`${key}.sources[${position}]: no source named "${name}" is defined in this file`);
+      if (seen.has(name)) problems.push(`${key}.sources[${position}]: "${name}" is listed twice`);
+      seen.add(name);
+    });
+  });
+  for (const [key, value] of [['sync.leaseDuration', config.sync.leaseDuration], ['sync.pollInterval', config.sync.pollInterval]] as const) {
+    if (parseDuration(value) === undefined) problems.push(`${key}: "${value}" is not a duration (examples: 30s, 5m, 1h30m)`);
+  }
+  return problems;
+}
+
+export async function loadRegistryConfig(path: string | undefined, env: Record<string, string | undefined>): Promise<RegistryConfig> {
+  const text = path === undefined ? undefined : await readConfigFile(path);
+  const config = loadConfig({
+    schema: RegistryConfigSchema,
+    text,
+    origin: path ?? 'config',
+    envPrefix: 'TOOLYARD_REGISTRY_',
+    env,
+    check: checkRegistryConfig,
+  });
+  const url = env.TOOLYARD_DATABASE_URL;
+  if (url && !env.TOOLYARD_REGISTRY_DATABASE_URL) config.database.url = url;
+  return config;
+}

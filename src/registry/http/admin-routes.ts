@@ -1,0 +1,154 @@
+import { Type } from '@sinclair/typebox';
+import type { HttpApp } from '../../core/http/app.js';
+import { UnauthenticatedError } from '../../core/errors.js';
+import type { EntriesService } from '../admin/entries-service.js';
+import type { RegistriesService } from '../admin/registries-service.js';
+import type { SourcesService } from '../admin/sources-service.js';
+import { SourceDefinitionSchema } from '../sources/definition.js';
+import { callerOf } from './caller.js';
+import {
+  ClaimsBodySchema,
+  EntryParams,
+  EntryVersionParams,
+  ErrorSchema,
+  NameParams,
+  PublishBodySchema,
+  RegistryBodySchema,
+  RegistryEntrySchema,
+  RegistrySchema,
+  SourceEntrySchema,
+  SourceSchema,
+  ref,
+} from './schemas.js';
+import { ClaimsSchema } from '../config.js';
+
+export interface AdminServices {
+  sources: SourcesService;
+  registries: RegistriesService;
+  entries: EntriesService;
+  /** Who the caller is, for /v1/me; undefined in anonymous mode. */
+  identity?: (request: Parameters<typeof callerOf>[0]) => Promise<{ subject: string; roles: string[] }>;
+}
+
+const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
+const Message = Type.Object({ message: Type.String() });
+const Empty = Type.Object({});
+
+export function registerAdminRoutes(app: HttpApp, services: AdminServices): void {
+  const { sources, registries, entries } = services;
+
+  app.get('/v1/sources', { schema: { tags: ['sources'], summary: 'List sources', response: { 200: Type.Object({ sources: Type.Array(ref(SourceSchema)) }), ...errors } } }, async (request) => ({
+    sources: await sources.list(callerOf(request)),
+  }));
+  app.get('/v1/sources/:name', { schema: { tags: ['sources'], summary: 'Get a source', params: NameParams, response: { 200: ref(SourceSchema), ...errors } } }, (request) =>
+    sources.get(callerOf(request), request.params.name),
+  );
+  app.put(
+    '/v1/sources/:name',
+    {
+      schema: {
+        tags: ['sources'],
+        summary: 'Create (201) or replace (200) a source',
+        params: NameParams,
+        body: SourceDefinitionSchema,
+        response: { 200: ref(SourceSchema), 201: ref(SourceSchema), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { source, created } = await sources.put(callerOf(request), request.params.name, request.body);
+      return reply.code(created ? 201 : 200).send(source);
+    },
+  );
+  app.delete('/v1/sources/:name', { schema: { tags: ['sources'], summary: 'Delete a source', params: NameParams, response: { 204: Type.Null(), ...errors } } }, async (request, reply) => {
+    await sources.delete(callerOf(request), request.params.name);
+    return reply.code(204).send(null);
+  });
+  app.get(
+    '/v1/sources/:name/entries',
+    { schema: { tags: ['sources'], summary: 'List the entries of a source', params: NameParams, response: { 200: Type.Object({ entries: Type.Array(SourceEntrySchema) }), ...errors } } },
+    async (request) => ({ entries: await sources.entries(callerOf(request), request.params.name) }),
+  );
+  app.post(
+    '/v1/sources/:name/sync',
+    { schema: { tags: ['sources'], summary: 'Ask for an immediate sync', params: NameParams, response: { 202: Message, ...errors } } },
+    async (request, reply) => {
+      await sources.requestSync(callerOf(request), request.params.name);
+      return reply.code(202).send({ message: `sync of source "${request.params.name}" requested` });
+    },
+  );
+
+  app.get('/v1/registries', { schema: { tags: ['registries'], summary: 'List registries', response: { 200: Type.Object({ registries: Type.Array(ref(RegistrySchema)) }), ...errors } } }, async (request) => ({
+    registries: await registries.list(callerOf(request)),
+  }));
+  app.get('/v1/registries/:name', { schema: { tags: ['registries'], summary: 'Get a registry', params: NameParams, response: { 200: ref(RegistrySchema), ...errors } } }, (request) =>
+    registries.get(callerOf(request), request.params.name),
+  );
+  app.put(
+    '/v1/registries/:name',
+    {
+      schema: {
+        tags: ['registries'],
+        summary: 'Create (201) or replace (200) a registry',
+        params: NameParams,
+        body: RegistryBodySchema,
+        response: { 200: ref(RegistrySchema), 201: ref(RegistrySchema), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { registry, created } = await registries.put(callerOf(request), request.params.name, request.body);
+      return reply.code(created ? 201 : 200).send(registry);
+    },
+  );
+  app.delete('/v1/registries/:name', { schema: { tags: ['registries'], summary: 'Delete a registry', params: NameParams, response: { 204: Type.Null(), ...errors } } }, async (request, reply) => {
+    await registries.delete(callerOf(request), request.params.name);
+    return reply.code(204).send(null);
+  });
+  app.get(
+    '/v1/registries/:name/entries',
+    {
+      schema: {
+        tags: ['registries'],
+        summary: 'List every entry of every source of a registry, shadowed ones included',
+        params: NameParams,
+        response: { 200: Type.Object({ entries: Type.Array(RegistryEntrySchema) }), ...errors },
+      },
+    },
+    async (request) => ({ entries: await registries.entries(callerOf(request), request.params.name) }),
+  );
+
+  app.post('/v1/entries', { schema: { tags: ['entries'], summary: 'Publish an entry version to the managed source', body: PublishBodySchema, response: { 201: Empty, ...errors } } }, async (request, reply) => {
+    await entries.publish(callerOf(request), request.body);
+    return reply.code(201).send({});
+  });
+  app.delete(
+    '/v1/entries/:type/:name/versions/:version',
+    { schema: { tags: ['entries'], summary: 'Delete a published version', params: EntryVersionParams, response: { 204: Type.Null(), ...errors } } },
+    async (request, reply) => {
+      const { type, name, version } = request.params;
+      await entries.deleteVersion(callerOf(request), type, name, version);
+      return reply.code(204).send(null);
+    },
+  );
+  app.get(
+    '/v1/entries/:type/:name/claims',
+    { schema: { tags: ['entries'], summary: 'Get the claims of a published entry', params: EntryParams, response: { 200: Type.Object({ claims: ClaimsSchema }), ...errors } } },
+    async (request) => ({ claims: await entries.getClaims(callerOf(request), request.params.type, request.params.name) }),
+  );
+  app.put(
+    '/v1/entries/:type/:name/claims',
+    { schema: { tags: ['entries'], summary: 'Replace the claims of a published entry', params: EntryParams, body: ClaimsBodySchema, response: { 204: Type.Null(), ...errors } } },
+    async (request, reply) => {
+      await entries.putClaims(callerOf(request), request.params.type, request.params.name, request.body.claims);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/me',
+    { schema: { tags: ['identity'], summary: 'Who the caller is', response: { 200: Type.Object({ subject: Type.String(), roles: Type.Array(Type.String()) }), ...errors } } },
+    async (request) => {
+      if (!services.identity) throw new UnauthenticatedError('the registry runs in anonymous mode: there is no caller identity');
+      return services.identity(request);
+    },
+  );
+}

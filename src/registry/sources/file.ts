@@ -1,0 +1,31 @@
+import { readFile } from 'node:fs/promises';
+import { catalogFromBytes, SourceFetchError, type SourceProvider } from './provider.js';
+import { fetchText } from './http-fetch.js';
+
+export interface FileSourceOptions {
+  path?: string | undefined;
+  url?: string | undefined;
+  data?: unknown;
+  timeoutMs: number;
+}
+
+export function createFileSource(options: FileSourceOptions): SourceProvider {
+  return {
+    async fetch({ signal }) {
+      if (options.path !== undefined) {
+        try {
+          return catalogFromBytes(await readFile(options.path), options.path);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          throw new SourceFetchError(`cannot read ${options.path}: ${code ?? (error as Error).message}`);
+        }
+      }
+      if (options.url !== undefined) {
+        return catalogFromBytes(await fetchText(options.url, { timeoutMs: options.timeoutMs, signal }), options.url);
+      }
+      // data given through the admin API may be the document itself or a string holding it
+      const data = typeof options.data === 'string' ? options.data : JSON.stringify(options.data ?? null);
+      return catalogFromBytes(data, 'file.data');
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { sql, type Kysely } from 'kysely';
+import type { RegistryDatabase } from '../../db.js';
+
+export interface ClaimedSync {
+  sourceName: string;
+  startedAt: Date;
+}
+
+/**
+ * Claims up to `limit` sources whose sync is due and whose lease is free or expired. `SKIP LOCKED`
+ * lets replicas claim side by side without waiting on each other; the lease (not the row lock)
+ * marks the sync as taken for its whole duration, and expires if its holder dies.
+ */
+export async function claimDueSources(
+  db: Kysely<RegistryDatabase>,
+  owner: string,
+  now: Date,
+  leaseMs: number,
+  limit: number,
+): Promise<ClaimedSync[]> {
+  if (limit <= 0) return [];
+  const rows = await db.transaction().execute(async (trx) => {
+    const due = await trx
+      .selectFrom('source_sync')
+      .select('source_name')
+      .where('next_sync_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .orderBy('next_sync_at')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (due.length === 0) return [];
+    return trx
+      .updateTable('source_sync')
+      .set({ lease_owner: owner, lease_until: new Date(now.getTime() + leaseMs), phase: 'syncing', last_attempt: now })
+      .where(
+        'source_name',
+        'in',
+        due.map((row) => row.source_name),
+      )
+      .returning('source_name')
+      .execute();
+  });
+  return rows.map((row) => ({ sourceName: row.source_name, startedAt: now }));
+}
+
+/** Extends a held lease; false when the lease was lost (taken over, or the source was deleted). */
+export async function renewLease(db: Kysely<RegistryDatabase>, sourceName: string, owner: string, until: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('source_sync')
+    .set({ lease_until: until })
+    .where('source_name', '=', sourceName)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function requestSync(db: Kysely<RegistryDatabase>, sourceName: string, now: Date): Promise<void> {
+  await db
+    .updateTable('source_sync')
+    .set({ next_sync_at: now, sync_requested_at: now })
+    .where('source_name', '=', sourceName)
+    .where('next_sync_at', 'is not', null)
+    .execute();
+}
+
+/** The earliest moment a sync is due, so an idle scheduler can sleep until then. */
+export async function nextDueAt(db: Kysely<RegistryDatabase>): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('source_sync')
+    .select(sql<Date | null>`min(greatest(next_sync_at, coalesce(lease_until, next_sync_at)))`.as('due'))
+    .executeTakeFirst();
+  return row?.due ?? undefined;
+}

@@ -1,0 +1,64 @@
+import { loadConfig } from '../../src/core/config/load.js';
+import type { Clock } from '../../src/core/clock.js';
+import type { TestDatabaseTarget } from '../../src/core/db/testing.js';
+import { silentLogger } from '../../src/core/telemetry/logger.js';
+import { buildRegistryApp, type RegistryApp } from '../../src/registry/app.js';
+import { checkRegistryConfig, RegistryConfigSchema, type RegistryConfig } from '../../src/registry/config.js';
+
+/** A validated registry configuration from a plain object, exactly as a YAML file would give it. */
+export function registryConfig(document: Record<string, unknown> = {}): RegistryConfig {
+  return loadConfig({
+    schema: RegistryConfigSchema,
+    text: JSON.stringify({ auth: { mode: 'anonymous' }, ...document }),
+    envPrefix: 'TOOLYARD_TEST_UNUSED_',
+    env: {},
+    check: checkRegistryConfig,
+  });
+}
+
+export interface TestRegistry extends RegistryApp {
+  /** Runs every due sync to its end. */
+  syncNow(): Promise<void>;
+  get<T = unknown>(url: string): Promise<{ status: number; body: T; headers: Record<string, unknown> }>;
+  send<T = unknown>(method: 'POST' | 'PUT' | 'DELETE' | 'PATCH', url: string, payload?: unknown): Promise<{ status: number; body: T }>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * The real registry app on a fresh database of the given engine (PGlite in memory by default), with
+ * background work off so tests decide when syncs run.
+ */
+export async function createTestRegistry(options: { config?: Record<string, unknown>; target?: TestDatabaseTarget; clock?: Clock } = {}): Promise<TestRegistry> {
+  const created = options.target ? await options.target.create() : undefined;
+  const app = await buildRegistryApp({
+    config: registryConfig({ database: { dataDir: 'memory://' }, ...options.config }),
+    ...(created && { database: created.database as never }),
+    logger: silentLogger,
+    backgroundSync: false,
+    providerOptions: { httpBackoffMs: 5 },
+    ...(options.clock && { clock: options.clock }),
+  });
+  const parse = (text: string): unknown => (text === '' ? undefined : JSON.parse(text));
+  return {
+    ...app,
+    async syncNow() {
+      await app.scheduler.runDue();
+    },
+    async get(url) {
+      const response = await app.http.inject({ method: 'GET', url });
+      return { status: response.statusCode, body: parse(response.body) as never, headers: response.headers };
+    },
+    async send(method, url, payload) {
+      const response = await app.http.inject({ method, url, ...(payload !== undefined && { payload: payload as object }) });
+      return { status: response.statusCode, body: parse(response.body) as never };
+    },
+    async dispose() {
+      await app.close();
+      await created?.drop();
+    },
+  };
+}
+
+export const MCP_INSIGHTS = new URL('../../../shared/data/mcp-insights-servers.json', import.meta.url).pathname;
+export const UPSTREAM_EXAMPLE = new URL('../../../shared/data/toolhive-registry-server-upstream-registry.json', import.meta.url).pathname;
+export const EXAMPLE_CATALOG = new URL('../../examples/catalog.json', import.meta.url).pathname;
