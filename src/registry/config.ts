@@ -103,6 +103,11 @@ export function checkRegistryConfig(config: RegistryConfig): string[] {
   return problems;
 }
 
+/** Validates a configuration given as a plain object (a parsed file, or a test's literal). */
+export function parseRegistryConfig(document: Record<string, unknown>, env: Record<string, string | undefined> = {}): RegistryConfig {
+  return loadConfig({ schema: RegistryConfigSchema, text: JSON.stringify(document), envPrefix: 'TOOLYARD_REGISTRY_', env, check: checkRegistryConfig });
+}
+
 export async function loadRegistryConfig(path: string | undefined, env: Record<string, string | undefined>): Promise<RegistryConfig> {
   const text = path === undefined ? undefined : await readConfigFile(path);
   const config = loadConfig({

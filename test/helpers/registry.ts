@@ -1,19 +1,12 @@
-import { loadConfig } from '../../src/core/config/load.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { TestDatabaseTarget } from '../../src/core/db/testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRegistryApp, type RegistryApp } from '../../src/registry/app.js';
-import { checkRegistryConfig, RegistryConfigSchema, type RegistryConfig } from '../../src/registry/config.js';
+import { parseRegistryConfig, type RegistryConfig } from '../../src/registry/config.js';
 
 /** A validated registry configuration from a plain object, exactly as a YAML file would give it. */
 export function registryConfig(document: Record<string, unknown> = {}): RegistryConfig {
-  return loadConfig({
-    schema: RegistryConfigSchema,
-    text: JSON.stringify({ auth: { mode: 'anonymous' }, ...document }),
-    envPrefix: 'TOOLYARD_TEST_UNUSED_',
-    env: {},
-    check: checkRegistryConfig,
-  });
+  return parseRegistryConfig({ auth: { mode: 'anonymous' }, ...document });
 }
 
 export interface TestRegistry extends RegistryApp {

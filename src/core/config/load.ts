@@ -68,7 +68,9 @@ export function loadConfig<S extends TObject>(options: LoadConfigOptions<S>): St
 }
 
 function describeSchemaError(message: string, schema: TSchema): string {
+  if (/^unexpected property/i.test(message)) return 'is not a known key (check its spelling and indentation)';
   const description = typeof schema.description === 'string' ? ` (${schema.description})` : '';
+  if (/^expected required property/i.test(message)) return `is required${description}`;
   return `${message.toLowerCase()}${description}`;
 }
 

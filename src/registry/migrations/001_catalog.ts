@@ -1,11 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // config is json, not jsonb: an inline catalog (file.data) must keep its key order to be served untouched
   await sql`
     create table sources (
       name text primary key,
       kind text not null,
-      config jsonb not null,
+      config json not null,
       filter jsonb not null,
       claims jsonb not null,
       sync_interval_ms integer,

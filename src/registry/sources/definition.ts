@@ -105,7 +105,7 @@ export function checkSourceDefinition(definition: SourceDefinition, prefix: stri
   if (kind === 'kubernetes') problems.push(`${at('kubernetes')}: kubernetes sources are not supported by this version yet; use git, api, file or managed`);
   if (definition.git) {
     const refs = (['branch', 'tag', 'commit'] as const).filter((ref) => definition.git?.[ref] !== undefined);
-    if (refs.length > 1) problems.push(`${at(`git.${refs[1] ?? ''}`)}: branch, tag and commit are mutually exclusive`);
+    if (refs.length > 1) problems.push(`${at(`git.${refs[0] ?? ''}`)}: branch, tag and commit are mutually exclusive`);
   }
   if (definition.api && !isHttpUrl(definition.api.endpoint)) problems.push(`${at('api.endpoint')}: must be an http or https URL`);
   if (definition.file) {
