@@ -82,6 +82,7 @@ export function checkRegistryConfig(config: RegistryConfig): string[] {
     if (sourceNames.has(source.name)) problems.push(`${key}.name: "${source.name}" is already used by sources[${sourceNames.get(source.name)}]`);
     sourceNames.set(source.name, index);
     problems.push(...checkSourceDefinition(source, key));
+    if (source.file?.data !== undefined) problems.push(`${key}.file.data: inline catalogs are accepted through the admin API only; point file.path or file.url at a catalog`);
   });
   const managed = config.sources.filter((s) => s.managed !== undefined);
   if (managed.length > 1) problems.push(`sources: at most one managed source is allowed (found ${managed.map((s) => s.name).join(', ')})`);

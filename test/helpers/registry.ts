@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Clock } from '../../src/core/clock.js';
 import type { TestDatabaseTarget } from '../../src/core/db/testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
@@ -50,6 +53,14 @@ export async function createTestRegistry(options: { config?: Record<string, unkn
       await created?.drop();
     },
   };
+}
+
+/** Writes a catalog document to a temporary file for a `file` source of a test configuration. */
+export async function catalogFile(document: unknown): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'toolyard-catalog-'));
+  const path = join(dir, 'catalog.json');
+  await writeFile(path, JSON.stringify(document));
+  return path;
 }
 
 export const MCP_INSIGHTS = new URL('../../../shared/data/mcp-insights-servers.json', import.meta.url).pathname;

@@ -40,6 +40,8 @@ describe('toolyard registry: configuration errors a person can act on', () => {
     expect(interval.output).toContain('sources[0].syncPolicy.interval: "5 minutes" is not a duration');
     const kind = await check('sources:\n  - { name: a, kubernetes: {} }\nauth: { mode: anonymous }\n');
     expect(kind.output).toContain('sources[0].kubernetes: kubernetes sources are not supported by this version yet');
+    const inline = await check('sources:\n  - { name: a, file: { data: { servers: [] } } }\nauth: { mode: anonymous }\n');
+    expect(inline.output).toContain('sources[0].file.data: inline catalogs are accepted through the admin API only');
     const registry = await check('registries:\n  - { name: default, sources: [missing] }\nauth: { mode: anonymous }\n');
     expect(registry.output).toContain('registries[0].sources[0]: no source named "missing"');
   });

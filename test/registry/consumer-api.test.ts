@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/core/db/testing.js';
-import { createTestRegistry, EXAMPLE_CATALOG, type TestRegistry } from '../helpers/registry.js';
+import { catalogFile, createTestRegistry, EXAMPLE_CATALOG, type TestRegistry } from '../helpers/registry.js';
 
 const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 const PUBLISHER = 'io.modelcontextprotocol.registry/publisher-provided';
@@ -70,8 +70,8 @@ describe.each(testDatabaseTargets())('consumer API on $name', (target) => {
       config: {
         sources: [
           { name: 'internal', managed: {} },
-          { name: 'primary', file: { data: primary } },
-          { name: 'secondary', file: { data: secondary } },
+          { name: 'primary', file: { path: await catalogFile(primary) } },
+          { name: 'secondary', file: { path: await catalogFile(secondary) } },
           { name: 'examples', file: { path: EXAMPLE_CATALOG } },
         ],
         registries: [

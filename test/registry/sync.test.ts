@@ -10,7 +10,7 @@ import { retryDelay } from '../../src/registry/sync/operations/record-sync-outco
 import { createSyncMetrics } from '../../src/registry/sync/metrics.js';
 import { createSyncScheduler, type SyncScheduler } from '../../src/registry/sync/scheduler.js';
 import { manualClock, type ManualClock } from '../helpers/clock.js';
-import { createTestRegistry, type TestRegistry } from '../helpers/registry.js';
+import { catalogFile, createTestRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const server = (name: string, version: string, description = `about ${name}`) => ({ name, version, description, _meta: { 'io.modelcontextprotocol.registry/publisher-provided': { tags: [name.split('/')[1]] } } });
 const catalog = (...servers: object[]) => ({ version: '1.0.0', meta: {}, data: { servers } });
@@ -38,7 +38,7 @@ describe.each(testDatabaseTargets())('source sync on $name', (target) => {
       target,
       clock,
       config: {
-        sources: [{ name: 'inline', file: { data: catalog(server('com.acme/a', '1.0.0'), server('com.acme/b', '1.0.0')) }, syncPolicy: { interval: '1h' } }],
+        sources: [{ name: 'inline', file: { path: await catalogFile(catalog(server('com.acme/a', '1.0.0'), server('com.acme/b', '1.0.0'))) }, syncPolicy: { interval: '1h' } }],
         registries: [{ name: 'default', sources: ['inline'] }],
       },
     });
@@ -174,7 +174,7 @@ describe.each(testDatabaseTargets())('sync claims between replicas on $name', (t
     registry = await createTestRegistry({
       target,
       clock,
-      config: { sources: [{ name: 'inline', file: { data: catalog(server('com.acme/a', '1.0.0')) }, syncPolicy: { interval: '1h' } }] },
+      config: { sources: [{ name: 'inline', file: { path: await catalogFile(catalog(server('com.acme/a', '1.0.0'))) }, syncPolicy: { interval: '1h' } }] },
     });
   });
   afterEach(() => registry.dispose());
