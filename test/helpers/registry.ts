@@ -15,7 +15,9 @@ export function registryConfig(document: Record<string, unknown> = {}): Registry
 export interface TestRegistry extends RegistryApp {
   /** Runs every due sync to its end. */
   syncNow(): Promise<void>;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- callers name the body type they expect
   get<T = unknown>(url: string): Promise<{ status: number; body: T; headers: Record<string, unknown> }>;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- callers name the body type they expect
   send<T = unknown>(method: 'POST' | 'PUT' | 'DELETE' | 'PATCH', url: string, payload?: unknown): Promise<{ status: number; body: T }>;
   dispose(): Promise<void>;
 }

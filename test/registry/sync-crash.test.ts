@@ -1,5 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,7 +75,8 @@ describe('a registry server killed in the middle of a sync', () => {
         'registries:',
         '  - { name: default, sources: [upstream] }',
         'auth: { mode: anonymous }',
-        'sync: { leaseDuration: 3s, pollInterval: 250ms }',
+        // long enough for the restarted server to come up and answer before the dead one's lease expires
+        'sync: { leaseDuration: 15s, pollInterval: 250ms }',
         'logging: { level: warn }',
       ].join('\n'),
     );

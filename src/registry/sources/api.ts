@@ -53,6 +53,10 @@ export function createApiSource(options: ApiSourceOptions): SourceProvider {
   };
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function parsePage(body: string, url: URL): { servers: unknown[]; nextCursor: string | undefined } {
   let document: unknown;
   try {
@@ -60,8 +64,10 @@ function parsePage(body: string, url: URL): { servers: unknown[]; nextCursor: st
   } catch {
     throw new CatalogFormatError(`${url.origin}${url.pathname} did not answer with JSON`);
   }
-  const servers = (document as { servers?: unknown }).servers;
-  if (!Array.isArray(servers)) throw new CatalogFormatError(`${url.origin}${url.pathname} did not answer with {servers: [...]}`);
-  const next = (document as { metadata?: { nextCursor?: unknown } }).metadata?.nextCursor;
+  // `null`, a number or an array is JSON too, and must fail as a format problem, not as a TypeError
+  const servers = isObject(document) ? document.servers : undefined;
+  if (!isObject(document) || !Array.isArray(servers)) throw new CatalogFormatError(`${url.origin}${url.pathname} did not answer with {servers: [...]}`);
+  const metadata = document.metadata;
+  const next = isObject(metadata) ? metadata.nextCursor : undefined;
   return { servers, nextCursor: typeof next === 'string' && next !== '' ? next : undefined };
 }

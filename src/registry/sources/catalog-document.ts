@@ -45,7 +45,8 @@ export function parseCatalogDocument(document: unknown): ParsedCatalog {
 
 export function addServers(parsed: ParsedCatalog, items: unknown[], where: string): void {
   items.forEach((item, index) => {
-    const input = isObject(item) && isObject(item.server) ? { server: item.server, meta: item._meta } : { server: item };
+    // server.json has no `server` field: an item with one is an API record, even when its server is broken
+    const input = isObject(item) && 'server' in item ? { server: item.server, meta: item._meta } : { server: item };
     collect(parsed, `${where}[${index}]`, () => serverRecord(input, false));
   });
 }

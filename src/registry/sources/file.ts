@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { catalogFromBytes, SourceFetchError, type SourceProvider } from './provider.js';
+import { catalogFromBytes, redact, SourceFetchError, type SourceProvider } from './provider.js';
 import { fetchText } from './http-fetch.js';
 
 export interface FileSourceOptions {
@@ -7,6 +7,8 @@ export interface FileSourceOptions {
   url?: string | undefined;
   data?: unknown;
   timeoutMs: number;
+  /** Backoff before retrying `url`; tests shorten it. */
+  backoffMs?: number;
 }
 
 export function createFileSource(options: FileSourceOptions): SourceProvider {
@@ -21,7 +23,12 @@ export function createFileSource(options: FileSourceOptions): SourceProvider {
         }
       }
       if (options.url !== undefined) {
-        return catalogFromBytes(await fetchText(options.url, { timeoutMs: options.timeoutMs, signal }), options.url);
+        const body = await fetchText(options.url, {
+          timeoutMs: options.timeoutMs,
+          signal,
+          ...(options.backoffMs !== undefined && { backoffMs: options.backoffMs }),
+        });
+        return catalogFromBytes(body, redact(options.url));
       }
       // data given through the admin API may be the document itself or a string holding it
       const data = typeof options.data === 'string' ? options.data : JSON.stringify(options.data ?? null);

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { catalogFromBytes, SourceFetchError, type SourceProvider } from './provider.js';
+import { catalogFromBytes, redact, SourceFetchError, type SourceProvider } from './provider.js';
 
 const run = promisify(execFile);
 
@@ -40,20 +40,33 @@ export function createGitSource(options: GitSourceOptions): SourceProvider {
             });
             return stdout;
           } catch (error) {
-            throw new SourceFetchError(describeGitFailure(error, options));
+            if (signal.aborted) throw signal.reason;
+            const message = describeGitFailure(error, options);
+            throw isTimeout(error) ? new GitTimeoutError(message) : new SourceFetchError(message);
           }
         };
         await git('init', '--quiet');
-        const ref = fetchRef(options);
         const fullCommit = options.commit !== undefined && options.commit.length === 40;
+        // `--` ends the options: a repository value such as `--upload-pack=...` must never be read as one
         if (options.commit !== undefined && !fullCommit) {
           // an abbreviated commit cannot be asked for by name: fetch the refs and resolve it here
-          await git('fetch', '--quiet', '--no-tags', options.repository, '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*');
+          await git('fetch', '--quiet', '--no-tags', '--', options.repository, '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*');
         } else {
-          await git('fetch', '--quiet', '--depth', '1', '--no-tags', options.repository, ref);
+          await git('fetch', '--quiet', '--depth', '1', '--no-tags', '--', options.repository, fetchRef(options));
         }
-        const revision = options.commit !== undefined && !fullCommit ? options.commit : 'FETCH_HEAD';
-        const blob = await git('cat-file', 'blob', `${revision}:${options.path}`).catch(() => {
+        let revision = 'FETCH_HEAD';
+        if (options.commit !== undefined && !fullCommit) {
+          const resolved = await git('rev-parse', '--verify', '--quiet', `${options.commit}^{commit}`).catch((error: unknown) => {
+            if (error instanceof GitTimeoutError) throw error;
+            return undefined;
+          });
+          if (resolved === undefined) {
+            throw new SourceFetchError(`commit ${options.commit} is not on any branch or tag of ${redact(options.repository)} (or the abbreviation is ambiguous)`);
+          }
+          revision = resolved.toString('utf8').trim();
+        }
+        const blob = await git('cat-file', 'blob', `${revision}:${options.path}`).catch((error: unknown) => {
+          if (error instanceof GitTimeoutError) throw error;
           throw new SourceFetchError(`${options.path} does not exist at ${describeRef(options)} of ${redact(options.repository)}`);
         });
         return catalogFromBytes(blob, `${options.path} at ${describeRef(options)}`);
@@ -62,6 +75,13 @@ export function createGitSource(options: GitSourceOptions): SourceProvider {
       }
     },
   };
+}
+
+class GitTimeoutError extends SourceFetchError {}
+
+function isTimeout(error: unknown): boolean {
+  const failure = error as { killed?: boolean; code?: string | number };
+  return failure.killed === true || failure.code === 'ABORT_ERR';
 }
 
 function fetchRef(options: GitSourceOptions): string {
@@ -83,7 +103,9 @@ async function gitEnvironment(options: GitSourceOptions): Promise<NodeJS.Process
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     GIT_TERMINAL_PROMPT: '0',
+    // the server's own git settings (credential helpers above all) must not answer for a source
     GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_CONFIG_COUNT: '0',
   };
   if (options.auth) {
@@ -100,14 +122,19 @@ async function gitEnvironment(options: GitSourceOptions): Promise<NodeJS.Process
 }
 
 function describeGitFailure(error: unknown, options: GitSourceOptions): string {
-  const failure = error as { killed?: boolean; code?: string | number; stderr?: Buffer };
-  if (failure.killed || failure.code === 'ABORT_ERR') return `git did not finish within ${options.timeoutMs / 1000}s`;
+  const failure = error as { code?: string | number; stderr?: Buffer };
+  if (isTimeout(error)) return `git did not finish within ${options.timeoutMs / 1000}s`;
   if (failure.code === 'ENOENT') return 'the git command is not installed on this machine';
-  const stderr = failure.stderr?.toString('utf8').trim().split('\n').filter(Boolean).pop() ?? 'git failed';
-  return `cannot fetch ${describeRef(options)} of ${redact(options.repository)}: ${redact(stderr)}`;
+  const stderr = failure.stderr?.toString('utf8').trim() ?? '';
+  const where = `cannot fetch ${describeRef(options)} of ${redact(options.repository)}`;
+  // with prompts off, a refused or missing credential shows up as git failing to ask for one
+  if (/terminal prompts disabled|Authentication failed|could not read (Username|Password)|HTTP 401|HTTP 403/i.test(stderr)) {
+    if (options.auth) return `${where}: the server refused the credentials of user ${JSON.stringify(options.auth.username)} (check git.auth.passwordFile)`;
+    if (redact(options.repository) !== options.repository) return `${where}: the server refused the credentials in the repository URL`;
+    return `${where}: the repository requires authentication (set git.auth)`;
+  }
+  const last = stderr.split('\n').filter(Boolean).pop() ?? 'git failed';
+  return `${where}: ${redact(last)}`;
 }
 
-/** Removes credentials embedded in URLs (`https://user:token@host`) from anything shown to people. */
-export function redact(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@');
-}
+export { redact };

@@ -1,4 +1,4 @@
-import { SourceFetchError } from './provider.js';
+import { redact, SourceFetchError } from './provider.js';
 
 export interface HttpFetchOptions {
   timeoutMs: number;
@@ -15,6 +15,8 @@ export async function fetchText(url: string, options: HttpFetchOptions): Promise
   const attempts = options.attempts ?? 4;
   let delay = options.backoffMs ?? 500;
   let lastProblem = '';
+  // a URL may carry credentials (`https://user:token@host`); messages end up in syncStatus
+  const shown = redact(url);
   for (let attempt = 1; attempt <= attempts; attempt++) {
     options.signal.throwIfAborted();
     const timeout = AbortSignal.timeout(options.timeoutMs);
@@ -26,14 +28,14 @@ export async function fetchText(url: string, options: HttpFetchOptions): Promise
       });
       const body = await response.text();
       if (response.ok) return body;
-      lastProblem = `${url} answered HTTP ${response.status}`;
+      lastProblem = `${shown} answered HTTP ${response.status}`;
       if (response.status < 500 && response.status !== 429) throw new SourceFetchError(lastProblem);
     } catch (error) {
       if (error instanceof SourceFetchError) throw error;
       if (options.signal.aborted) throw options.signal.reason;
       lastProblem = timeout.aborted
-        ? `${url} did not answer within ${options.timeoutMs / 1000}s`
-        : `${url} could not be reached (${describeNetworkError(error)})`;
+        ? `${shown} did not answer within ${options.timeoutMs / 1000}s`
+        : `${shown} could not be reached (${redact(describeNetworkError(error))})`;
     }
     if (attempt < attempts) {
       await sleep(delay * (0.5 + Math.random()), options.signal);

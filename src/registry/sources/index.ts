@@ -44,7 +44,13 @@ export function createSourceProvider(kind: SourceKind, config: Record<string, un
     }
     case 'file': {
       const file = config as Static<typeof FileSourceSchema>;
-      return createFileSource({ path: file.path, url: file.url, data: file.data, timeoutMs: timeout(file.timeout, DEFAULT_TIMEOUT_MS) });
+      return createFileSource({
+        path: file.path,
+        url: file.url,
+        data: file.data,
+        timeoutMs: timeout(file.timeout, DEFAULT_TIMEOUT_MS),
+        ...(options.httpBackoffMs !== undefined && { backoffMs: options.httpBackoffMs }),
+      });
     }
     case 'managed':
     case 'kubernetes':

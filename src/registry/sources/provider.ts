@@ -22,6 +22,11 @@ export interface SourceProvider {
 /** The source could not be read; the message is shown in syncStatus and must not hold secrets. */
 export class SourceFetchError extends Error {}
 
+/** Removes credentials embedded in URLs (`https://user:token@host`) from anything shown to people. */
+export function redact(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@');
+}
+
 export function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }

@@ -23,10 +23,14 @@ export interface IngestRecord {
 
 export const SERVER_NAME = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
 export const NAMESPACE = /^[a-zA-Z0-9][a-zA-Z0-9.-]*$/;
-export const SKILL_NAME = /^[a-z0-9](?:[a-z0-9]|-(?!-))*$/;
+export const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const PLUGIN_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
-const RANGE = /[\^~<>=*|]|\s-\s|(?:^|\.)[xX](?:\.|$)/;
+const RANGE = /[\^~<>=*|]|\s-\s/;
+/** An x-range part (`1.x`, `X.1`) in the numeric core; prerelease and build identifiers may be `x`. */
+const X_RANGE = /(?:^|\.)[xX](?:\.|$)/;
 const STATUSES = new Set(['active', 'deprecated', 'deleted', 'archived']);
+/** Skills and plugins have no `deleted`: the consumer status filter offers active, deprecated and archived. */
+const PACKAGE_STATUSES = new Set(['active', 'deprecated', 'archived']);
 
 export class RecordError extends Error {}
 
@@ -44,7 +48,7 @@ function checkVersion(version: unknown, strict: boolean): string {
   if (typeof version !== 'string' || version.trim() === '') throw new RecordError('version: must be a non-empty string');
   if (version.length > 255) throw new RecordError('version: must be at most 255 characters');
   if (strict && version === 'latest') throw new RecordError('version: "latest" is reserved; publish a specific version');
-  if (strict && RANGE.test(version)) throw new RecordError(`version: "${version}" is a range; publish a specific version`);
+  if (strict && (RANGE.test(version) || X_RANGE.test(version.split(/[-+]/, 1)[0] ?? ''))) throw new RecordError(`version: "${version}" is a range; publish a specific version`);
   return version;
 }
 
@@ -114,13 +118,14 @@ export function packageRecord(entryType: 'skill' | 'plugin', record: unknown, st
   if (typeof name !== 'string' || name.length < 1 || name.length > 64 || !rule.test(name)) {
     throw new RecordError(
       entryType === 'skill'
-        ? `name: ${JSON.stringify(name)} must be 1 to 64 characters of a-z, 0-9 and single "-"`
+        ? `name: ${JSON.stringify(name)} must be 1 to 64 characters of a-z, 0-9 and single "-" between them`
         : `name: ${JSON.stringify(name)} must be 1 to 64 characters of letters, digits, ".", "_" and "-"`,
     );
   }
   const version = checkVersion(record.version, strict);
-  const status = typeof record.status === 'string' ? record.status.toLowerCase() : 'active';
-  if (!STATUSES.has(status)) throw new RecordError(`status: ${JSON.stringify(record.status)} must be active, deprecated or archived`);
+  // absent means active; anything else given must be one of the statuses, a number is no status
+  const status = record.status === undefined || record.status === null ? 'active' : typeof record.status === 'string' ? record.status.toLowerCase() : '';
+  if (!PACKAGE_STATUSES.has(status)) throw new RecordError(`status: ${JSON.stringify(record.status)} must be active, deprecated or archived`);
   const body: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) if (!REGISTRY_FIELDS.includes(key)) body[key] = value;
   body.status = status;
