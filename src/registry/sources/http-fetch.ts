@@ -8,7 +8,12 @@ export interface HttpFetchOptions {
   /** First backoff delay; it doubles after each failed attempt. */
   backoffMs?: number;
   headers?: Record<string, string>;
+  /** Largest body accepted; a bigger one fails the fetch instead of filling memory. */
+  maxBytes?: number;
 }
+
+/** A catalog larger than this is not a catalog; it protects the server from a hostile upstream. */
+export const MAX_BODY_BYTES = 256 * 1024 * 1024;
 
 /** GET with a per-request time-out and retries with exponential backoff on transient failures. */
 export async function fetchText(url: string, options: HttpFetchOptions): Promise<string> {
@@ -26,7 +31,7 @@ export async function fetchText(url: string, options: HttpFetchOptions): Promise
         headers: { accept: 'application/json', ...options.headers },
         redirect: 'follow',
       });
-      const body = await response.text();
+      const body = await readLimited(response, options.maxBytes ?? MAX_BODY_BYTES, shown);
       if (response.ok) return body;
       lastProblem = `${shown} answered HTTP ${response.status}`;
       if (response.status < 500 && response.status !== 429) throw new SourceFetchError(lastProblem);
@@ -43,6 +48,22 @@ export async function fetchText(url: string, options: HttpFetchOptions): Promise
     }
   }
   throw new SourceFetchError(`${lastProblem} after ${attempts} attempts`);
+}
+
+async function readLimited(response: Response, maxBytes: number, shown: string): Promise<string> {
+  const tooLarge = () => new SourceFetchError(`${shown} answered with more than ${Math.round(maxBytes / 1024 / 1024)} MiB; that is not a catalog this server accepts`);
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function describeNetworkError(error: unknown): string {
