@@ -58,10 +58,14 @@ async function readLimited(response: Response, maxBytes: number, shown: string):
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk);
+  const reader = response.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
+    size += read.value.byteLength;
+    if (size > maxBytes) {
+      await reader?.cancel();
+      throw tooLarge();
+    }
+    chunks.push(read.value);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
