@@ -60,12 +60,13 @@ async function readLimited(response: Response, maxBytes: number, shown: string):
   let size = 0;
   const reader = response.body?.getReader();
   for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
-    size += read.value.byteLength;
+    const chunk = read.value as Uint8Array;
+    size += chunk.byteLength;
     if (size > maxBytes) {
       await reader?.cancel();
       throw tooLarge();
     }
-    chunks.push(read.value);
+    chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
