@@ -10,8 +10,13 @@ export interface EntryNameRow {
   claims: Claims;
 }
 
-/** Versions of one entry name in a source, locked so two publishers of the same name serialize. */
-export function lockEntryVersions(trx: Transaction<RegistryDatabase>, sourceName: string, type: EntryType, name: string): Promise<EntryNameRow[]> {
+/**
+ * Versions of one entry name in a source, with the name locked so two publishers of it serialize. Row
+ * locks alone cannot do it: the first version has no row to lock yet, and two first versions with
+ * different claims would both get in. The advisory lock covers the name whether it has rows or not.
+ */
+export async function lockEntryVersions(trx: Transaction<RegistryDatabase>, sourceName: string, type: EntryType, name: string): Promise<EntryNameRow[]> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${JSON.stringify([sourceName, type, name])}, 0))`.execute(trx);
   return trx
     .selectFrom('entries')
     .select(['version', 'claims'])

@@ -106,3 +106,22 @@ export function listRegistryEntries(db: Db, registryName: string): Promise<Regis
     .orderBy(sql`entries.version collate "C"`)
     .execute();
 }
+
+export interface SourceLink {
+  registry_name: string;
+  source_name: string;
+  position: number;
+}
+
+/** Where a source sits in registries, so a source that must be re-created can be put back in place. */
+export function linksOfSource(db: Db, sourceName: string): Promise<SourceLink[]> {
+  return db.selectFrom('registry_sources').select(['registry_name', 'source_name', 'position']).where('source_name', '=', sourceName).execute();
+}
+
+export async function unlinkSource(trx: Transaction<RegistryDatabase>, sourceName: string): Promise<void> {
+  await trx.deleteFrom('registry_sources').where('source_name', '=', sourceName).execute();
+}
+
+export async function restoreLinks(trx: Transaction<RegistryDatabase>, links: SourceLink[]): Promise<void> {
+  if (links.length > 0) await trx.insertInto('registry_sources').values(links).execute();
+}

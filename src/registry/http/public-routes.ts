@@ -1,11 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { Registry } from 'prom-client';
+import { DomainError } from '../../core/errors.js';
 import type { HttpApp } from '../../core/http/app.js';
+import { ErrorSchema } from './schemas.js';
 
 export interface PublicRouteOptions {
   version: string;
   metrics: Registry;
-  /** Resolves when the service can serve: database reachable, migrations applied. Rejects with the reason. */
+  /**
+   * Resolves when the service can serve: database reachable, migrations applied. Rejects with the
+   * reason; a DomainError's message is shown to the caller, any other error only in the log.
+   */
   readiness(): Promise<void>;
 }
 
@@ -16,13 +21,17 @@ export function registerPublicRoutes(app: HttpApp, options: PublicRouteOptions):
   app.get('/health', { schema: { tags, summary: 'Liveness', response: { 200: Status } } }, () => ({ status: 'ok' }));
   app.get(
     '/readiness',
-    { schema: { tags, summary: 'Readiness: 503 while the database is unreachable or migrations are pending', response: { 200: Status, 503: Type.Object({ status: Type.String(), error: Type.String() }) } } },
-    async (_request, reply) => {
+    { schema: { tags, summary: 'Readiness: 503 while the database is unreachable or migrations are pending', response: { 200: Status, 503: ErrorSchema } } },
+    async (request, reply) => {
       try {
         await options.readiness();
         return { status: 'ready' };
       } catch (error) {
-        return reply.code(503).send({ status: 'not ready', error: (error as Error).message });
+        // a 5xx never carries internal detail: a driver's message may name hosts and users, so only a
+        // domain error's message (written for people) is shown; the rest goes to the log
+        request.log.warn({ err: error }, 'not ready');
+        const reason = error instanceof DomainError ? error.message : 'the database is unreachable or migrations are pending';
+        return reply.code(503).send({ error: `not ready: ${reason}` });
       }
     },
   );

@@ -152,7 +152,8 @@ export const PublishBodySchema = Type.Object(
   { additionalProperties: false, description: 'exactly one of server, skill and plugin' },
 );
 
-export const EntryTypeSchema = Type.Union([Type.Literal('server'), Type.Literal('skill'), Type.Literal('plugin')]);
+// an enum rather than a union of literals, so a wrong value is answered with the values allowed
+export const EntryTypeSchema = Type.Unsafe<'server' | 'skill' | 'plugin'>({ type: 'string', enum: ['server', 'skill', 'plugin'], description: 'server, skill or plugin' });
 export const EntryParams = Type.Object({ type: EntryTypeSchema, name: Type.String({ description: 'namespace/name URL-encoded (%2F)' }) });
 export const EntryVersionParams = Type.Object({ type: EntryTypeSchema, name: Type.String(), version: Type.String() });
 export const ClaimsBodySchema = Type.Object({ claims: ClaimsSchema }, { additionalProperties: false });

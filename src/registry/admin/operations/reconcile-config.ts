@@ -42,6 +42,12 @@ export async function reconcileConfig(trx: Transaction<RegistryDatabase>, config
     const users = (await sources.registriesUsingSource(trx, name)).filter((registry) => !(storedRegistries.get(registry)?.creation_type === 'CONFIG'));
     if (users.length > 0) problems.push(`sources: "${name}" was removed from the file but registry ${users.join(', ')} (created through the API) still uses it`);
   }
+  const apiManaged = [...storedSources.values()].find((row) => row.kind === 'managed' && row.creation_type === 'API');
+  config.sources.forEach((source, index) => {
+    if (source.managed !== undefined && apiManaged && apiManaged.name !== source.name) {
+      problems.push(`sources[${index}].managed: source "${apiManaged.name}" created through the API is already the managed source; a deployment has at most one`);
+    }
+  });
   if (problems.length > 0) throw new ConfigError(problems);
 
   for (const [name, row] of storedRegistries) {
@@ -50,22 +56,37 @@ export async function reconcileConfig(trx: Transaction<RegistryDatabase>, config
       result.deleted.push(`registry ${name}`);
     }
   }
-  for (const source of config.sources) {
-    const { name, ...definition } = source;
-    const values = sourceValues(name, definition, 'CONFIG');
-    const stored = storedSources.get(name);
-    if (!stored) {
-      await sources.insertSource(trx, values, now);
-      result.created.push(`source ${name}`);
-    } else if (stored.kind !== values.kind) {
-      // a kind change in the file replaces the source: the old entries cannot be reinterpreted
-      await sql`delete from registry_sources where source_name = ${name}`.execute(trx);
+  // Sources leave before any arrive, so a source that takes over the one managed slot (or a name)
+  // never meets the one it replaces. Only config registries still list a removed source, and they are
+  // rewritten below from the file.
+  for (const [name, row] of storedSources) {
+    if (row.creation_type === 'CONFIG' && !fileSources.has(name)) {
+      await registries.unlinkSource(trx, name);
       await sources.deleteSource(trx, name);
-      await sources.insertSource(trx, values, now);
-      result.updated.push(`source ${name}`);
-    } else if (sourceChanged(stored, values)) {
-      await sources.updateSource(trx, values, now);
-      result.updated.push(`source ${name}`);
+      result.deleted.push(`source ${name}`);
+    }
+  }
+  const values = config.sources.map(({ name, ...definition }) => sourceValues(name, definition, 'CONFIG'));
+  // A kind change in the file replaces the source (its old entries cannot be reinterpreted), keeping
+  // its place in every registry, API-created ones included.
+  const replaced = new Map<string, registries.SourceLink[]>();
+  for (const source of values) {
+    const stored = storedSources.get(source.name);
+    if (!stored || stored.kind === source.kind) continue;
+    replaced.set(source.name, await registries.linksOfSource(trx, source.name));
+    await registries.unlinkSource(trx, source.name);
+    await sources.deleteSource(trx, source.name);
+  }
+  for (const source of values) {
+    const stored = storedSources.get(source.name);
+    const links = replaced.get(source.name);
+    if (!stored || links) {
+      await sources.insertSource(trx, source, now);
+      if (links) await registries.restoreLinks(trx, links);
+      (stored ? result.updated : result.created).push(`source ${source.name}`);
+    } else if (sourceChanged(stored, source)) {
+      await sources.updateSource(trx, source, now);
+      result.updated.push(`source ${source.name}`);
     }
   }
   for (const registry of config.registries) {
@@ -74,12 +95,6 @@ export async function reconcileConfig(trx: Transaction<RegistryDatabase>, config
     if (stored && JSON.stringify(stored.sources) === JSON.stringify(registry.sources) && canonicalJson(stored.claims) === canonicalJson(claims)) continue;
     await registries.upsertRegistry(trx, { name: registry.name, claims, sources: registry.sources, creationType: 'CONFIG' }, now);
     (stored ? result.updated : result.created).push(`registry ${registry.name}`);
-  }
-  for (const [name, row] of storedSources) {
-    if (row.creation_type === 'CONFIG' && !fileSources.has(name)) {
-      await sources.deleteSource(trx, name);
-      result.deleted.push(`source ${name}`);
-    }
   }
   if (result.created.length + result.updated.length + result.deleted.length > 0) await markCatalogChanged(trx);
   return result;
