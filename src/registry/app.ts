@@ -6,6 +6,7 @@ import type { LevelWithSilent, Logger } from 'pino';
 import { ANONYMOUS } from '../core/auth/caller.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { ConfigError } from '../core/config/load.js';
+import { UnavailableError } from '../core/errors.js';
 import { parseDuration } from '../core/config/duration.js';
 import { createDatabase, ping, type Database } from '../core/db/database.js';
 import { createMigrator, migrateToLatest, pendingMigrations } from '../core/db/migrator.js';
@@ -96,6 +97,8 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
 
   const http = createHttpApp({ logger, metrics: createHttpMetrics(metricsRegistry) });
   await http.register(swagger, {
+    // shared schemas keep their own names in the document instead of def-0, def-1, ...
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Toolyard registry server', version: VERSION, description: 'MCP Registry API v0.1 (consumer) and the v1 admin API' },
@@ -107,9 +110,14 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
     version: VERSION,
     metrics: metricsRegistry,
     readiness: async () => {
-      await ping(db as never);
+      try {
+        await ping(db as never);
+      } catch (error) {
+        logger.warn({ err: error }, 'database unreachable');
+        throw new UnavailableError('the database is not reachable');
+      }
       const pending = await pendingMigrations(migrator);
-      if (pending.length > 0) throw new Error(`migrations pending: ${pending.join(', ')}`);
+      if (pending.length > 0) throw new UnavailableError(`migrations pending: ${pending.join(', ')}`);
     },
   });
   registerConsumerRoutes(http, createCatalogService({ readModel }));

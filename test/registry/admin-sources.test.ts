@@ -263,6 +263,7 @@ describe.each(testDatabaseTargets())('admin API: sources ($name)', (target) => {
       ['file with both path and data', { file: { path: '/tmp/x.json', data: INLINE_CATALOG } }, /file: exactly one of path, url and data/],
       ['file.data that is not a catalog', { file: { data: { hello: 'world' } } }, /file\.data: .*catalog/],
       ['file.data that is not JSON', { file: { data: '{not json' } }, /file\.data.*not valid JSON/],
+      ['a claim value that is a number (bodies are never coerced)', { file: { path: '/tmp/x.json' }, claims: { org: 3 } }, /claims/],
       ['a kubernetes source', { kubernetes: {} }, /kubernetes: kubernetes sources are not supported/],
       ['an api endpoint that is not a URL', { api: { endpoint: 'registry.example.org' } }, /api\.endpoint: must be an http or https URL/],
       ['a sync policy on a managed source', { managed: {}, syncPolicy: { interval: '1m' } }, /syncPolicy: managed sources are not synced/],

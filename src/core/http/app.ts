@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import createRouter from 'find-my-way';
+import { Ajv } from 'ajv';
+import ajvFormats from 'ajv-formats';
 import type { Logger } from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError } from '../errors.js';
@@ -18,6 +20,19 @@ export interface HttpAppOptions {
 
 const TEN_MIB = 10 * 1024 * 1024;
 
+function createAjv(coerceTypes: 'array' | false): Ajv {
+  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+  // ajv-formats is CommonJS with an ES default export: under NodeNext the plugin is `.default`
+  ajvFormats.default(ajv);
+  return ajv;
+}
+
+/**
+ * Query strings and path parameters arrive as text and are coerced to their declared types; JSON
+ * bodies are not, so `{claims: {org: 3}}` is refused instead of being stored as "3".
+ */
+const validators = { strings: createAjv('array'), body: createAjv(false) };
+
 /**
  * The Fastify app every service starts from: `{error}` bodies for every failure, 405 with `Allow` for a
  * known path asked with the wrong method, request ids, and request metrics by route pattern.
@@ -32,8 +47,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? validators.body : validators.strings).compile(schema));
 
   const known = createRouter();
   app.addHook('onRoute', (route) => {

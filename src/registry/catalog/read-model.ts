@@ -65,6 +65,7 @@ export function createCatalogReadModel(options: { db: Kysely<RegistryDatabase>; 
   let registries = new Map<string, RegistryDefinition>();
   let views = new Map<string, RegistryView>();
   let inFlight: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
 
   async function load(): Promise<void> {
@@ -92,7 +93,16 @@ export function createCatalogReadModel(options: { db: Kysely<RegistryDatabase>; 
 
   const model: CatalogReadModel = {
     refresh() {
-      inFlight ??= load().finally(() => (inFlight = undefined));
+      // a load under way may have read the database before the caller's write: queue one more
+      // after it, shared by every caller that arrives meanwhile
+      if (inFlight) {
+        queued ??= inFlight.catch(() => undefined).then(() => {
+          queued = undefined;
+          return model.refresh();
+        });
+        return queued;
+      }
+      inFlight = load().finally(() => (inFlight = undefined));
       return inFlight;
     },
     registry(name, visible) {
