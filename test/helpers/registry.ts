@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,3 +69,9 @@ export async function catalogFile(document: unknown): Promise<string> {
 export const MCP_INSIGHTS = new URL('../../../shared/data/mcp-insights-servers.json', import.meta.url).pathname;
 export const UPSTREAM_EXAMPLE = new URL('../../../shared/data/toolhive-registry-server-upstream-registry.json', import.meta.url).pathname;
 export const EXAMPLE_CATALOG = new URL('../../examples/catalog.json', import.meta.url).pathname;
+
+/** No request of a suite may end in a 5xx: the app's own request counter says whether one did. */
+export async function expectNoServerErrors(app: TestRegistry): Promise<void> {
+  const metrics = await app.http.inject({ method: 'GET', url: '/metrics' });
+  expect(metrics.body).not.toMatch(/toolyard_http_requests_total\{[^}]*status="5\d\d"/);
+}

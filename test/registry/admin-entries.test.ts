@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
 import { testDatabaseTargets } from '../../src/core/db/testing.js';
-import { createTestRegistry, EXAMPLE_CATALOG, type TestRegistry } from '../helpers/registry.js';
+import { createTestRegistry, EXAMPLE_CATALOG, type TestRegistry, expectNoServerErrors } from '../helpers/registry.js';
 
 interface Official {
   status: string;
@@ -40,11 +40,6 @@ const PUBLISHER = 'io.modelcontextprotocol.registry/publisher-provided';
 
 const server = (name: string, version: string, extra: Record<string, unknown> = {}) => ({ name, version, title: `${name} ${version}`, description: 'published', ...extra });
 
-/** No request of a suite may end in a 5xx: the app's own request counter says whether one did. */
-async function expectNoServerErrors(app: TestRegistry): Promise<void> {
-  const metrics = await app.http.inject({ method: 'GET', url: '/metrics' });
-  expect(metrics.body).not.toMatch(/toolyard_http_requests_total\{[^}]*status="5\d\d"/);
-}
 
 describe.each(testDatabaseTargets())('admin API: entries ($name)', (target) => {
   let registry: TestRegistry;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
 import { testDatabaseTargets } from '../../src/core/db/testing.js';
-import { createTestRegistry, EXAMPLE_CATALOG, type TestRegistry } from '../helpers/registry.js';
+import { createTestRegistry, EXAMPLE_CATALOG, type TestRegistry, expectNoServerErrors } from '../helpers/registry.js';
 
 interface Registry {
   name: string;
@@ -43,11 +43,6 @@ const catalog = (servers: unknown[], extra: Record<string, unknown[]> = {}) => (
 
 const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 
-/** No request of a suite may end in a 5xx: the app's own request counter says whether one did. */
-async function expectNoServerErrors(app: TestRegistry): Promise<void> {
-  const metrics = await app.http.inject({ method: 'GET', url: '/metrics' });
-  expect(metrics.body).not.toMatch(/toolyard_http_requests_total\{[^}]*status="5\d\d"/);
-}
 
 describe.each(testDatabaseTargets())('admin API: registries ($name)', (target) => {
   let registry: TestRegistry;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
 import { testDatabaseTargets } from '../../src/core/db/testing.js';
-import { createTestRegistry, EXAMPLE_CATALOG, type TestRegistry } from '../helpers/registry.js';
+import { createTestRegistry, EXAMPLE_CATALOG, type TestRegistry, expectNoServerErrors } from '../helpers/registry.js';
 
 interface SyncStatus {
   phase: string;
@@ -60,11 +60,6 @@ const INLINE_CATALOG = {
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** No request of a suite may end in a 5xx: the app's own request counter says whether one did. */
-async function expectNoServerErrors(app: TestRegistry): Promise<void> {
-  const metrics = await app.http.inject({ method: 'GET', url: '/metrics' });
-  expect(metrics.body).not.toMatch(/toolyard_http_requests_total\{[^}]*status="5\d\d"/);
-}
 
 describe.each(testDatabaseTargets())('admin API: sources ($name)', (target) => {
   let registry: TestRegistry;

@@ -17,15 +17,7 @@ export interface EntryNameRow {
  */
 export async function lockEntryVersions(trx: Transaction<RegistryDatabase>, sourceName: string, type: EntryType, name: string): Promise<EntryNameRow[]> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${JSON.stringify([sourceName, type, name])}, 0))`.execute(trx);
-  return trx
-    .selectFrom('entries')
-    .select(['version', 'claims'])
-    .where('source_name', '=', sourceName)
-    .where('entry_type', '=', type)
-    .where('name', '=', name)
-    .orderBy('id')
-    .forUpdate()
-    .execute();
+  return findEntryVersions(trx, sourceName, type, name);
 }
 
 export function findEntryVersions(db: Db, sourceName: string, type: EntryType, name: string): Promise<EntryNameRow[]> {
