@@ -10,6 +10,7 @@ import { retryDelay } from '../../src/registry/sync/operations/record-sync-outco
 import { createSyncMetrics } from '../../src/registry/sync/metrics.js';
 import { createSyncScheduler, type SyncScheduler } from '../../src/registry/sync/scheduler.js';
 import { manualClock, type ManualClock } from '../helpers/clock.js';
+import { startFakeUpstream } from '../helpers/fake-upstream.js';
 import { catalogFile, createTestRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const server = (name: string, version: string, description = `about ${name}`) => ({ name, version, description, _meta: { 'io.modelcontextprotocol.registry/publisher-provided': { tags: [name.split('/')[1]] } } });
@@ -214,3 +215,40 @@ async function vitestWaitFor(condition: () => boolean, timeoutMs = 5_000): Promi
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+describe('a slow source', () => {
+  it('never delays the others', async () => {
+    const slow = await startFakeUpstream([{ server: { name: 'com.slow/one', version: '1.0.0' } }]);
+    slow.setDelay(20_000);
+    const registry = await createTestRegistry({
+      config: {
+        sources: [
+          { name: 'slow', api: { endpoint: slow.url, timeout: '30s' } },
+          { name: 'quick', file: { path: await catalogFile(catalog(server('com.acme/quick', '1.0.0'))) } },
+        ],
+        registries: [{ name: 'default', sources: ['slow', 'quick'] }],
+      },
+    });
+    try {
+      registry.scheduler.start();
+      const status = async (name: string) => (await registry.get<SourceStatus>(`/v1/sources/${name}`)).body.syncStatus;
+      await vitestWaitFor(() => slow.requests.length > 0);
+      for (let tries = 0; (await status('quick')).phase !== 'complete'; tries++) {
+        expect(tries).toBeLessThan(100);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect((await status('slow')).phase).toBe('syncing');
+      const listed = await registry.get<{ servers: { server: { name: string } }[] }>('/registry/default/v0.1/servers');
+      expect(listed.body.servers.map((record) => record.server.name)).toEqual(['com.acme/quick']);
+
+      // shutting down interrupts the slow sync and hands it back, with no failure counted against the source
+      await registry.scheduler.stop();
+      const row = await registry.database.db.selectFrom('source_sync').selectAll().where('source_name', '=', 'slow').executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ lease_owner: null, lease_until: null, attempt_count: 0 });
+      expect((row.next_sync_at?.getTime() ?? Infinity) <= Date.now()).toBe(true);
+    } finally {
+      await slow.close();
+      await registry.dispose();
+    }
+  });
+});

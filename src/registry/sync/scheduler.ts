@@ -3,7 +3,7 @@ import { syncSource, type SyncDependencies, type SyncResult } from './sync-sourc
 
 export interface SyncScheduler {
   start(): void;
-  /** Stops claiming; waits for the syncs under way to end. */
+  /** Stops claiming and interrupts the syncs under way, handing their leases back. */
   stop(): Promise<void>;
   /** Asks for an immediate sync of a source and wakes the loop. */
   request(sourceName: string): Promise<void>;
@@ -27,13 +27,14 @@ export function createSyncScheduler(options: SchedulerOptions): SyncScheduler {
   let timer: NodeJS.Timeout | undefined;
   let stopped = true;
   let ticking: Promise<void> | undefined;
+  let shutdown = new AbortController();
 
   async function claimAndStart(): Promise<Map<string, Promise<SyncResult>>> {
     const started = new Map<string, Promise<SyncResult>>();
     const free = options.concurrency - running.size;
     const claims = await claimDueSources(options.db, options.owner, options.clock.now(), options.leaseMs, free);
     for (const claim of claims) {
-      const work = syncSource(options, claim)
+      const work = syncSource(options, claim, shutdown.signal)
         .catch((error: unknown) => {
           options.logger.error({ err: error, source: claim.sourceName }, 'sync crashed');
           return 'failed' as const;
@@ -60,6 +61,7 @@ export function createSyncScheduler(options: SchedulerOptions): SyncScheduler {
     start() {
       if (!stopped) return;
       stopped = false;
+      shutdown = new AbortController();
       timer = setInterval(() => void tick(), options.pollMs);
       timer.unref();
       void tick();
@@ -68,6 +70,7 @@ export function createSyncScheduler(options: SchedulerOptions): SyncScheduler {
       stopped = true;
       if (timer) clearInterval(timer);
       await ticking;
+      shutdown.abort();
       await Promise.allSettled(running.values());
     },
     async request(sourceName) {

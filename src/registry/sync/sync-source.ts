@@ -6,7 +6,7 @@ import { CatalogFormatError } from '../sources/catalog-document.js';
 import { SourceFetchError, sha256, type SourceProvider } from '../sources/provider.js';
 import type { IngestRecord } from '../sources/records.js';
 import { createEntryFilter } from './filter.js';
-import { renewLease, type ClaimedSync } from './operations/claim-due-sources.js';
+import { releaseLease, renewLease, type ClaimedSync } from './operations/claim-due-sources.js';
 import { lockOwnSync, recordSyncFailure, recordSyncSuccess, type SyncOutcome } from './operations/record-sync-outcome.js';
 import { countRecords, keyOf, writeSourceEntries } from './operations/write-source-entries.js';
 import type { SyncMetrics } from './metrics.js';
@@ -27,10 +27,10 @@ export interface SyncDependencies {
   onCatalogChanged(): Promise<void>;
 }
 
-export type SyncResult = 'changed' | 'unchanged' | 'failed' | 'lost';
+export type SyncResult = 'changed' | 'unchanged' | 'failed' | 'lost' | 'interrupted';
 
 /** Runs one claimed sync to its end: fetch, compare, and either record "unchanged" or write the new content. */
-export async function syncSource(deps: SyncDependencies, claim: ClaimedSync): Promise<SyncResult> {
+export async function syncSource(deps: SyncDependencies, claim: ClaimedSync, shutdown?: AbortSignal): Promise<SyncResult> {
   const { db, clock, owner } = deps;
   const source = await db
     .selectFrom('sources')
@@ -41,6 +41,8 @@ export async function syncSource(deps: SyncDependencies, claim: ClaimedSync): Pr
   if (!source) return 'lost';
   const logger = deps.logger.child({ source: claim.sourceName });
   const abort = new AbortController();
+  const onShutdown = () => abort.abort(new Error('the server is shutting down'));
+  shutdown?.addEventListener('abort', onShutdown, { once: true });
   const heartbeat = setInterval(() => {
     void renewLease(db, claim.sourceName, owner, new Date(clock.now().getTime() + deps.leaseMs)).then(
       (held) => held || abort.abort(new Error('the sync lease was lost')),
@@ -79,16 +81,23 @@ export async function syncSource(deps: SyncDependencies, claim: ClaimedSync): Pr
       if (result === 'changed') await deps.onCatalogChanged();
     }
   } catch (error) {
-    const message = failureMessage(error);
-    const attempts = await db.transaction().execute((trx) => recordSyncFailure(trx, outcome(), message));
-    logger.warn({ attempts, reason: message }, 'source sync failed');
-    result = 'failed';
+    if (shutdown?.aborted) {
+      // not the source's fault: hand the sync back at once, for this or another replica to run
+      await releaseLease(db, claim.sourceName, owner).catch(() => undefined);
+      result = 'interrupted';
+    } else {
+      const message = failureMessage(error);
+      const attempts = await db.transaction().execute((trx) => recordSyncFailure(trx, outcome(), message));
+      logger.warn({ attempts, reason: message }, 'source sync failed');
+      result = 'failed';
+    }
   } finally {
     clearInterval(heartbeat);
+    shutdown?.removeEventListener('abort', onShutdown);
   }
   stopTimer({ outcome: result });
   deps.metrics.outcomes.inc({ source: claim.sourceName, outcome: result });
-  if (result !== 'lost') await deps.metrics.refreshCounts(db, claim.sourceName);
+  if (result !== 'lost' && result !== 'interrupted') await deps.metrics.refreshCounts(db, claim.sourceName);
   return result;
 }
 

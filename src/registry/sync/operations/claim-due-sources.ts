@@ -56,6 +56,16 @@ export async function renewLease(db: Kysely<RegistryDatabase>, sourceName: strin
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Gives a claimed sync back without an outcome (shutdown): it is due again at once. */
+export async function releaseLease(db: Kysely<RegistryDatabase>, sourceName: string, owner: string): Promise<void> {
+  await db
+    .updateTable('source_sync')
+    .set({ lease_owner: null, lease_until: null })
+    .where('source_name', '=', sourceName)
+    .where('lease_owner', '=', owner)
+    .execute();
+}
+
 export async function requestSync(db: Kysely<RegistryDatabase>, sourceName: string, now: Date): Promise<void> {
   await db
     .updateTable('source_sync')
