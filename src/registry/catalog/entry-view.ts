@@ -20,8 +20,8 @@ export interface EntryView {
   /** Lower-cased name, and name plus description, for case-insensitive search. */
   nameLower: string;
   textLower: string;
-  /** The consumer record, ready to be written into a response. */
-  json: string;
+  /** The consumer record as UTF-8 JSON bytes, encoded once and written into responses as they are. */
+  json: Buffer;
 }
 
 export interface StoredEntry {
@@ -84,6 +84,6 @@ export function toEntryView(row: StoredEntry, isLatest: boolean): EntryView {
     isLatest,
     nameLower,
     textLower: `${nameLower}\n${row.description.toLowerCase()}`,
-    json: consumerJson(row, isLatest),
+    json: Buffer.from(consumerJson(row, isLatest)),
   };
 }

@@ -25,17 +25,26 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
 const errors = { 400: ErrorSchema, 404: ErrorSchema };
 
 /**
- * Records are written into responses as the JSON text the read model prepared, so a list costs a
- * string join instead of serializing every record again; the schemas still describe them for OpenAPI.
+ * Records are written into responses as the JSON bytes the read model prepared, so a list costs one
+ * copy of those bytes instead of serializing (or even re-encoding) every record; the schemas still
+ * describe them for OpenAPI.
  */
-function sendJson(reply: FastifyReply, body: string): void {
+function sendJson(reply: FastifyReply, body: Buffer): void {
   void reply.type('application/json; charset=utf-8').send(body);
 }
 
-function listBody(key: string, page: Page | EntryView[]): string {
+const COMMA = Buffer.from(',');
+
+function listBody(key: string, page: Page | EntryView[]): Buffer {
   const items = Array.isArray(page) ? page : page.items;
   const metadata = { count: items.length, ...(!Array.isArray(page) && page.nextCursor !== undefined && { nextCursor: page.nextCursor }) };
-  return `{"${key}":[${items.map((entry) => entry.json).join(',')}],"metadata":${JSON.stringify(metadata)}}`;
+  const parts: Buffer[] = [Buffer.from(`{"${key}":[`)];
+  items.forEach((entry, index) => {
+    if (index > 0) parts.push(COMMA);
+    parts.push(entry.json);
+  });
+  parts.push(Buffer.from(`],"metadata":${JSON.stringify(metadata)}}`));
+  return Buffer.concat(parts);
 }
 
 function parseSince(value: string | undefined): Date | undefined {
