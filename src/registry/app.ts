@@ -3,9 +3,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import swagger from '@fastify/swagger';
 import type { LevelWithSilent, Logger } from 'pino';
-import { ANONYMOUS } from '../core/auth/caller.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import { ConfigError } from '../core/config/load.js';
 import { UnavailableError } from '../core/errors.js';
 import { parseDuration } from '../core/config/duration.js';
 import { createDatabase, ping, type Database } from '../core/db/database.js';
@@ -22,6 +20,10 @@ import { createCatalogService } from './catalog/service.js';
 import type { RegistryConfig } from './config.js';
 import type { RegistryDatabase } from './db.js';
 import { registerAdminRoutes } from './http/admin-routes.js';
+import { registerAuthentication } from './http/authentication.js';
+import { authorizeEntries, authorizeRegistries, authorizeSources } from './authz/authorized-services.js';
+import { createConsumerAccess } from './authz/consumer-access.js';
+import { createAccessPolicy } from './authz/policy.js';
 import { registerConsumerRoutes } from './http/consumer-routes.js';
 import { registerPublicRoutes } from './http/public-routes.js';
 import { ErrorSchema, PackageRecordSchema, RegistrySchema, ServerRecordSchema, SourceSchema } from './http/schemas.js';
@@ -39,6 +41,8 @@ export interface RegistryAppOptions {
   /** false: no background syncing (tests drive `scheduler.runDue()` themselves). */
   backgroundSync?: boolean;
   providerOptions?: ProviderOptions;
+  /** Least time between JWKS fetches caused by unknown key ids (default 30 s; tests shorten it). */
+  jwksCooldownMs?: number;
 }
 
 export interface RegistryApp {
@@ -59,9 +63,6 @@ export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', im
  */
 export async function buildRegistryApp(options: RegistryAppOptions): Promise<RegistryApp> {
   const { config } = options;
-  if (config.auth.mode !== 'anonymous') {
-    throw new ConfigError(['auth.mode: oauth is not available in this version yet; set auth.mode: anonymous']);
-  }
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger({ level: config.logging.level as LevelWithSilent });
   const database =
@@ -105,7 +106,8 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
     },
   });
   for (const schema of [ErrorSchema, ServerRecordSchema, PackageRecordSchema, SourceSchema, RegistrySchema]) http.addSchema(schema);
-  http.decorateRequest('caller', { getter: () => ANONYMOUS });
+  registerAuthentication(http, { auth: config.auth, clock, logger, ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }) });
+  const policy = createAccessPolicy(config.auth);
   registerPublicRoutes(http, {
     version: VERSION,
     metrics: metricsRegistry,
@@ -120,11 +122,14 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
       if (pending.length > 0) throw new UnavailableError(`migrations pending: ${pending.join(', ')}`);
     },
   });
-  registerConsumerRoutes(http, createCatalogService({ readModel }));
+  registerConsumerRoutes(http, createCatalogService({ readModel, access: createConsumerAccess(policy) }));
   registerAdminRoutes(http, {
-    sources: createSourcesService({ db, clock, events }),
-    registries: createRegistriesService({ db, clock, events }),
-    entries: createEntriesService({ db, clock, events }),
+    sources: authorizeSources(createSourcesService({ db, clock, events }), policy),
+    registries: authorizeRegistries(createRegistriesService({ db, clock, events }), policy),
+    entries: authorizeEntries(createEntriesService({ db, clock, events }), policy),
+    ...(policy.mode !== 'anonymous' && {
+      identity: (caller) => ({ subject: caller.kind === 'user' ? caller.subject : '', roles: policy.rolesOf(caller) }),
+    }),
   });
   await http.ready();
 

@@ -9,6 +9,52 @@ export const ClaimsSchema = Type.Record(Type.String({ minLength: 1 }), Type.Unio
   description: 'claims: each key maps to a string or a list of strings',
 });
 
+const ClaimMapSchema = Type.Record(Type.String({ minLength: 1 }), Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })]), {
+  minProperties: 1,
+  description: 'claims a caller must hold: every key must match; a list matches when the caller holds any one of its values',
+});
+const RoleSchema = (description: string) => Type.Optional(Type.Array(ClaimMapSchema, { description: `${description}; granted when any one claim map matches` }));
+
+const ProviderSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, description: 'label for logs' }),
+    issuerUrl: Type.String({ minLength: 1, description: 'the issuer: tokens must carry it as iss; https, or http on a loopback address' }),
+    audience: Type.String({ minLength: 1, description: 'expected aud of tokens' }),
+    jwksUrl: Type.Optional(Type.String({ minLength: 1, description: 'JWKS URL; by default found through OIDC discovery from issuerUrl' })),
+    clientId: Type.Optional(Type.String({ minLength: 1, description: 'client id for token introspection (RFC 7662) of opaque tokens' })),
+    clientSecretFile: Type.Optional(Type.String({ minLength: 1, description: 'file holding the introspection client secret' })),
+    caCertPath: Type.Optional(Type.String({ minLength: 1, description: 'PEM file of the CA that signs the provider\'s TLS certificate' })),
+  },
+  { additionalProperties: false },
+);
+
+const OAuthSchema = Type.Object(
+  {
+    resourceUrl: Type.String({ minLength: 1, description: 'the URL this registry is reached at; names it in RFC 9728 metadata' }),
+    realm: Type.String({ default: 'mcp-registry', description: 'realm in WWW-Authenticate' }),
+    scopesSupported: Type.Array(Type.String(), { default: ['mcp-registry:read', 'mcp-registry:write'], description: 'scopes listed in RFC 9728 metadata' }),
+    publicPaths: Type.Array(Type.String({ pattern: '^/' }), { default: [], description: 'paths (and everything below them) served without a token' }),
+    resourceDocumentation: Type.Optional(Type.String({ description: 'URL of documentation for people, listed in RFC 9728 metadata' })),
+    providers: Type.Array(ProviderSchema, { minItems: 1, description: 'identity providers; a token from any one is accepted' }),
+  },
+  { additionalProperties: false, description: 'bearer token validation' },
+);
+
+const AuthzSchema = Type.Object(
+  {
+    roles: Type.Object(
+      {
+        superAdmin: RoleSchema('everything, bypassing every claim check'),
+        manageSources: RoleSchema('create, update, delete and list sources'),
+        manageRegistries: RoleSchema('create, update and delete registries, and list their entries'),
+        manageEntries: RoleSchema('publish and delete entries and manage their claims'),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, description: 'roles and claims-based authorization; without it a valid token is enough' },
+);
+
 const ConfigSourceSchema = Type.Composite(
   [Type.Object({ name: Type.String({ pattern: DNS_LABEL, description: 'unique source name, a DNS label' }) }), SourceDefinitionSchema],
   { additionalProperties: false },
@@ -45,10 +91,12 @@ export const RegistryConfigSchema = Type.Object(
       {
         mode: Type.Union([Type.Literal('anonymous'), Type.Literal('oauth')], {
           default: 'oauth',
-          description: 'anonymous: no authentication; oauth: bearer JWTs',
+          description: 'oauth: bearer JWTs (the default); anonymous: no authentication and no authorization',
         }),
+        oauth: Type.Optional(OAuthSchema),
+        authz: Type.Optional(AuthzSchema),
       },
-      { default: {}, additionalProperties: true, description: 'authentication and authorization' },
+      { default: {}, additionalProperties: false, description: 'authentication and authorization' },
     ),
     sync: Type.Object(
       {
@@ -98,9 +146,36 @@ export function checkRegistryConfig(config: RegistryConfig): string[] {
       seen.add(name);
     });
   });
+  problems.push(...checkAuth(config.auth));
   for (const [key, value] of [['sync.leaseDuration', config.sync.leaseDuration], ['sync.pollInterval', config.sync.pollInterval]] as const) {
     if (parseDuration(value) === undefined) problems.push(`${key}: "${value}" is not a duration (examples: 30s, 5m, 1h30m)`);
   }
+  return problems;
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function checkAuth(auth: RegistryConfig['auth']): string[] {
+  if (auth.mode === 'anonymous') return [];
+  if (!auth.oauth) return ['auth.oauth: required when auth.mode is oauth (the default); set auth.mode: anonymous to run without authentication'];
+  const problems: string[] = [];
+  const url = (key: string, value: string, rule: 'secure' | 'any') => {
+    try {
+      const parsed = new URL(value);
+      if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && (rule === 'any' || LOOPBACK.has(parsed.hostname)))) return;
+      problems.push(`${key}: must be an https URL (http is accepted on a loopback address only)`);
+    } catch {
+      problems.push(`${key}: "${value}" is not a URL`);
+    }
+  };
+  url('auth.oauth.resourceUrl', auth.oauth.resourceUrl, 'any');
+  auth.oauth.providers.forEach((provider, index) => {
+    url(`auth.oauth.providers[${index}].issuerUrl`, provider.issuerUrl, 'secure');
+    if (provider.jwksUrl !== undefined) url(`auth.oauth.providers[${index}].jwksUrl`, provider.jwksUrl, 'secure');
+    if ((provider.clientId === undefined) !== (provider.clientSecretFile === undefined)) {
+      problems.push(`auth.oauth.providers[${index}]: clientId and clientSecretFile go together (both enable token introspection)`);
+    }
+  });
   return problems;
 }
 

@@ -4,3 +4,9 @@ export type Caller =
   | { kind: 'user'; subject: string; claims: Record<string, unknown> };
 
 export const ANONYMOUS: Caller = { kind: 'anonymous' };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller;
+  }
+}

@@ -22,6 +22,8 @@ export interface EntriesService {
   deleteVersion(caller: Caller, type: EntryType, name: string, version: string): Promise<void>;
   getClaims(caller: Caller, type: EntryType, name: string): Promise<Claims>;
   putClaims(caller: Caller, type: EntryType, name: string, claims: Claims): Promise<void>;
+  /** The claims of the managed source, undefined when there is none. */
+  managedSourceClaims(): Promise<Claims | undefined>;
 }
 
 const MAX_PUBLISHER_META_BYTES = 256 * 1024;
@@ -109,6 +111,9 @@ export function createEntriesService(options: { db: Kysely<RegistryDatabase>; cl
       });
       if (!deleted) throw new NotFoundError(`${type} "${name}" has no published version "${version}"`);
       await events.catalogChanged();
+    },
+    async managedSourceClaims() {
+      return (await findManagedSource(db))?.claims;
     },
     async getClaims(_caller, type, name) {
       const { versions } = await managedVersions(type, name);

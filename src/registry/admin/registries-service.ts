@@ -20,6 +20,8 @@ export interface RegistriesService {
   put(caller: Caller, name: string, body: RegistryBody): Promise<{ registry: RegistryResource; created: boolean }>;
   delete(caller: Caller, name: string): Promise<void>;
   entries(caller: Caller, name: string): Promise<RegistryEntryResource[]>;
+  /** The shape and value rules of put (400), so a wrapper can apply them before its own checks. */
+  validate(name: string, body: RegistryBody): Promise<void>;
 }
 
 export function createRegistriesService(options: { db: Kysely<RegistryDatabase>; clock: Clock; events: CatalogEvents }): RegistriesService {
@@ -44,7 +46,7 @@ export function createRegistriesService(options: { db: Kysely<RegistryDatabase>;
     async get(_caller, name) {
       return presentRegistry(await existing(name));
     },
-    async put(_caller, name, body) {
+    async validate(name, body) {
       checkResourceName('registry', name);
       const sources = body.sources ?? [];
       const duplicates = sources.filter((source, index) => sources.indexOf(source) !== index);
@@ -52,6 +54,10 @@ export function createRegistriesService(options: { db: Kysely<RegistryDatabase>;
       const known = await store.existingSourceNames(db, sources);
       const unknown = sources.filter((source) => !known.has(source));
       if (unknown.length > 0) throw new InvalidInputError(`sources: no source named ${unknown.map((s) => `"${s}"`).join(', ')}`);
+    },
+    async put(_caller, name, body) {
+      await this.validate(name, body);
+      const sources = body.sources ?? [];
       const current = await store.findRegistry(db, name);
       if (current) writable(current);
       try {

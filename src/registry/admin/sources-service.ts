@@ -27,6 +27,8 @@ export interface SourcesService {
   delete(caller: Caller, name: string): Promise<void>;
   entries(caller: Caller, name: string): Promise<SourceEntryResource[]>;
   requestSync(caller: Caller, name: string): Promise<void>;
+  /** The shape and value rules of put (400), so a wrapper can apply them before its own checks. */
+  validate(name: string, definition: SourceDefinition): void;
 }
 
 export interface CatalogEvents {
@@ -82,12 +84,15 @@ export function createSourcesService(options: { db: Kysely<RegistryDatabase>; cl
     async get(_caller, name) {
       return presentSource(await existing(name));
     },
-    async put(_caller, name, definition) {
+    validate(name, definition) {
       checkResourceName('source', name);
       const problems = checkSourceDefinition(definition, '');
       if (problems.length > 0) throw new InvalidInputError(problems.join('; '));
+      if (definition.file?.data !== undefined) checkInlineCatalog(definition.file.data);
+    },
+    async put(_caller, name, definition) {
+      this.validate(name, definition);
       const values = sourceValues(name, definition, 'API');
-      if (values.kind === 'file' && definition.file?.data !== undefined) checkInlineCatalog(definition.file.data);
       const current = await store.findSource(db, name);
       if (current) {
         writable(current);

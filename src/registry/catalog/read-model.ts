@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Claims, EntryType, RegistryDatabase } from '../db.js';
 import { toEntryView, type EntryView, type StoredEntry } from './entry-view.js';
 import { compareKeys, compareNewestFirst } from './versions.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 
 export interface SourceSnapshot {
   name: string;
@@ -44,9 +45,9 @@ export interface CatalogReadModel {
   readonly generation: number;
 }
 
-/** Decides which entries a caller may see; `key` identifies the rule so views can be cached per rule. */
+/** Decides which entries a caller may see from the caller's claims. */
 export interface VisibilityRule {
-  key: string;
+  callerClaims: Record<string, unknown>;
   allows(claims: Claims): boolean;
 }
 
@@ -64,6 +65,15 @@ export function createCatalogReadModel(options: { db: Kysely<RegistryDatabase>; 
   let sources = new Map<string, SourceSnapshot>();
   let registries = new Map<string, RegistryDefinition>();
   let views = new Map<string, RegistryView>();
+  let claimKeys: string[] = [];
+
+  /**
+   * Callers whose claims agree on every key that any entry's claims use see the same entries, so
+   * they share one cached view; claims no entry mentions (exp, jti, ...) do not split the cache.
+   */
+  function viewKey(callerClaims: Record<string, unknown>): string {
+    return canonicalJson(claimKeys.map((key) => [key, callerClaims[key] ?? null]));
+  }
   let inFlight: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -87,6 +97,7 @@ export function createCatalogReadModel(options: { db: Kysely<RegistryDatabase>; 
     for (const link of links) nextRegistries.get(link.registry_name)?.sources.push(link.source_name);
     sources = nextSources;
     registries = nextRegistries;
+    claimKeys = collectClaimKeys(nextSources);
     views = new Map();
     generation = state.generation;
   }
@@ -108,7 +119,7 @@ export function createCatalogReadModel(options: { db: Kysely<RegistryDatabase>; 
     registry(name, visible) {
       const definition = registries.get(name);
       if (!definition) return undefined;
-      const key = `${name}\u0000${visible?.key ?? '*'}`;
+      const key = `${name}\u0000${visible ? viewKey(visible.callerClaims) : '*'}`;
       let view = views.get(key);
       if (!view) {
         if (views.size >= VIEW_CACHE_LIMIT) views.clear();
@@ -171,6 +182,14 @@ async function loadSource(db: Kysely<RegistryDatabase>, name: string, claims: Cl
     );
   }
   return { name, claims, generation, versions };
+}
+
+function collectClaimKeys(sources: Map<string, SourceSnapshot>): string[] {
+  const keys = new Set<string>();
+  for (const source of sources.values()) {
+    for (const versions of source.versions.values()) for (const entry of versions) for (const key of Object.keys(entry.claims)) keys.add(key);
+  }
+  return [...keys].sort();
 }
 
 function byNameThenVersion(a: EntryView, b: EntryView): number {

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { Caller } from '../../core/auth/caller.js';
 import type { HttpApp } from '../../core/http/app.js';
 import { UnauthenticatedError } from '../../core/errors.js';
 import type { EntriesService } from '../admin/entries-service.js';
@@ -27,7 +28,7 @@ export interface AdminServices {
   registries: RegistriesService;
   entries: EntriesService;
   /** Who the caller is, for /v1/me; undefined in anonymous mode. */
-  identity?: (request: Parameters<typeof callerOf>[0]) => Promise<{ subject: string; roles: string[] }>;
+  identity?: (caller: Caller) => { subject: string; roles: string[] };
 }
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
@@ -146,9 +147,9 @@ export function registerAdminRoutes(app: HttpApp, services: AdminServices): void
   app.get(
     '/v1/me',
     { schema: { tags: ['identity'], summary: 'Who the caller is', response: { 200: Type.Object({ subject: Type.String(), roles: Type.Array(Type.String()) }), ...errors } } },
-    async (request) => {
+    (request) => {
       if (!services.identity) throw new UnauthenticatedError('the registry runs in anonymous mode: there is no caller identity');
-      return services.identity(request);
+      return services.identity(callerOf(request));
     },
   );
 }

@@ -1,0 +1,137 @@
+import type { Caller } from '../../core/auth/caller.js';
+import { ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors.js';
+import type { Claims } from '../db.js';
+import { readPublishedRecord, type EntriesService } from '../admin/entries-service.js';
+import type { RegistriesService } from '../admin/registries-service.js';
+import type { SourcesService } from '../admin/sources-service.js';
+import type { AccessPolicy } from './policy.js';
+
+/*
+ * Authorization wraps each admin service with the same interface. Order of checks on writes: the
+ * inner service's shape and value rules (400), then roles and claims (403, or 404 for what the caller
+ * cannot see: invisible means absent), then the inner service's conflicts (409).
+ */
+
+function notASubset(): ForbiddenError {
+  return new ForbiddenError('the claims must be a subset of your own: your token does not hold every value given');
+}
+
+async function orUndefined<T>(promise: Promise<T>): Promise<T | undefined> {
+  try {
+    return await promise;
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+export function authorizeSources(inner: SourcesService, policy: AccessPolicy): SourcesService {
+  async function visible(caller: Caller, name: string) {
+    const source = await inner.get(caller, name);
+    if (!policy.canSee(caller, source.claims)) throw new NotFoundError(`source "${name}" not found`);
+    return source;
+  }
+  return {
+    validate: (name, definition) => inner.validate(name, definition),
+    async list(caller) {
+      policy.requireRole(caller, 'manageSources');
+      return (await inner.list(caller)).filter((source) => policy.canSee(caller, source.claims));
+    },
+    async get(caller, name) {
+      policy.requireRole(caller, 'manageSources');
+      return visible(caller, name);
+    },
+    async put(caller, name, definition) {
+      inner.validate(name, definition);
+      policy.requireRole(caller, 'manageSources');
+      const existing = await orUndefined(inner.get(caller, name));
+      if (existing && !policy.canSee(caller, existing.claims)) throw new NotFoundError(`source "${name}" not found`);
+      if (!policy.canGrant(caller, definition.claims ?? {})) throw notASubset();
+      return inner.put(caller, name, definition);
+    },
+    async delete(caller, name) {
+      policy.requireRole(caller, 'manageSources');
+      await visible(caller, name);
+      await inner.delete(caller, name);
+    },
+    async entries(caller, name) {
+      policy.requireRole(caller, 'manageSources');
+      await visible(caller, name);
+      return inner.entries(caller, name);
+    },
+    async requestSync(caller, name) {
+      policy.requireRole(caller, 'manageSources');
+      await visible(caller, name);
+      await inner.requestSync(caller, name);
+    },
+  };
+}
+
+export function authorizeRegistries(inner: RegistriesService, policy: AccessPolicy): RegistriesService {
+  async function visible(caller: Caller, name: string) {
+    const registry = await inner.get(caller, name);
+    if (!policy.canSee(caller, registry.claims)) throw new NotFoundError(`registry "${name}" not found`);
+    return registry;
+  }
+  return {
+    validate: (name, body) => inner.validate(name, body),
+    async list(caller) {
+      return (await inner.list(caller)).filter((registry) => policy.canSee(caller, registry.claims));
+    },
+    get: visible,
+    async put(caller, name, body) {
+      await inner.validate(name, body);
+      policy.requireRole(caller, 'manageRegistries');
+      const existing = await orUndefined(inner.get(caller, name));
+      if (existing && !policy.canSee(caller, existing.claims)) throw new NotFoundError(`registry "${name}" not found`);
+      if (!policy.canGrant(caller, body.claims ?? {})) throw notASubset();
+      return inner.put(caller, name, body);
+    },
+    async delete(caller, name) {
+      policy.requireRole(caller, 'manageRegistries');
+      await visible(caller, name);
+      await inner.delete(caller, name);
+    },
+    async entries(caller, name) {
+      policy.requireRole(caller, 'manageRegistries');
+      await visible(caller, name);
+      return inner.entries(caller, name);
+    },
+  };
+}
+
+export function authorizeEntries(inner: EntriesService, policy: AccessPolicy): EntriesService {
+  const authenticated = policy.mode !== 'anonymous';
+  return {
+    managedSourceClaims: () => inner.managedSourceClaims(),
+    async publish(caller, body) {
+      readPublishedRecord(body);
+      const claims: Claims = body.claims ?? {};
+      if (authenticated && Object.keys(claims).length === 0) {
+        throw new InvalidInputError('claims: required when authentication is on; give the claims that decide who may see this entry');
+      }
+      policy.requireRole(caller, 'manageEntries');
+      if (!policy.canGrant(caller, claims)) throw notASubset();
+      const managed = await inner.managedSourceClaims();
+      if (managed !== undefined && !policy.canSee(caller, managed)) throw new ForbiddenError('your token does not give access to the managed source');
+      await inner.publish(caller, body);
+    },
+    async deleteVersion(caller, type, name, version) {
+      policy.requireRole(caller, 'manageEntries');
+      if (!policy.canSee(caller, await inner.getClaims(caller, type, name))) throw new NotFoundError(`no published ${type} named "${name}"`);
+      await inner.deleteVersion(caller, type, name, version);
+    },
+    async getClaims(caller, type, name) {
+      policy.requireRole(caller, 'manageEntries');
+      const claims = await inner.getClaims(caller, type, name);
+      if (!policy.canSee(caller, claims)) throw new ForbiddenError(`your token's claims do not give access to ${type} "${name}"`);
+      return claims;
+    },
+    async putClaims(caller, type, name, claims) {
+      policy.requireRole(caller, 'manageEntries');
+      if (!policy.canSee(caller, await inner.getClaims(caller, type, name))) throw new NotFoundError(`no published ${type} named "${name}"`);
+      if (!policy.canGrant(caller, claims)) throw notASubset();
+      await inner.putClaims(caller, type, name, claims);
+    },
+  };
+}
