@@ -103,6 +103,10 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Toolyard registry server', version: VERSION, description: 'MCP Registry API v0.1 (consumer) and the v1 admin API' },
+      ...(config.auth.mode === 'oauth' && {
+        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+        security: [{ bearer: [] }],
+      }),
     },
   });
   for (const schema of [ErrorSchema, ServerRecordSchema, PackageRecordSchema, SourceSchema, RegistrySchema]) http.addSchema(schema);
