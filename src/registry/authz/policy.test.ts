@@ -11,8 +11,8 @@ const roles = {
   manageEntries: [{ role: 'writer' }, { team: ['platform', 'data'] }],
 };
 const full = createAccessPolicy({ mode: 'oauth', oauth, authz: { roles } } as RegistryConfig['auth']);
-const authOnly = createAccessPolicy({ mode: 'oauth', oauth } as RegistryConfig['auth']);
-const anonymous = createAccessPolicy({ mode: 'anonymous' } as RegistryConfig['auth']);
+const authOnly = createAccessPolicy({ mode: 'oauth', oauth });
+const anonymous = createAccessPolicy({ mode: 'anonymous' });
 const user = (claims: Record<string, unknown>): Caller => ({ kind: 'user', subject: 'someone', claims });
 
 describe('access policy', () => {
