@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '../../core/auth/caller.js';
 import { ForbiddenError, UnauthenticatedError } from '../../core/errors.js';
-import type { RegistryConfig } from '../config.js';
+import type { ClaimMap } from '../../core/auth/claims.js';
 import { createAccessPolicy } from './policy.js';
 
 const oauth = { resourceUrl: 'https://r.example', realm: 'mcp-registry', scopesSupported: [], publicPaths: [], providers: [] };
-const roles = {
+const roles: Record<string, ClaimMap[]> = {
   superAdmin: [{ role: 'super-admin' }],
   manageSources: [{ org: 'acme', role: 'admin' }],
   manageEntries: [{ role: 'writer' }, { team: ['platform', 'data'] }],
 };
-const full = createAccessPolicy({ mode: 'oauth', oauth, authz: { roles } } as RegistryConfig['auth']);
+const full = createAccessPolicy({ mode: 'oauth', oauth, authz: { roles } });
 const authOnly = createAccessPolicy({ mode: 'oauth', oauth });
 const anonymous = createAccessPolicy({ mode: 'anonymous' });
 const user = (claims: Record<string, unknown>): Caller => ({ kind: 'user', subject: 'someone', claims });
