@@ -126,10 +126,11 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
       if (pending.length > 0) throw new UnavailableError(`migrations pending: ${pending.join(', ')}`);
     },
   });
+  const sourcesService = createSourcesService({ db, clock, events });
   registerConsumerRoutes(http, createCatalogService({ readModel, access: createConsumerAccess(policy) }));
   registerAdminRoutes(http, {
-    sources: authorizeSources(createSourcesService({ db, clock, events }), policy),
-    registries: authorizeRegistries(createRegistriesService({ db, clock, events }), policy),
+    sources: authorizeSources(sourcesService, policy),
+    registries: authorizeRegistries(createRegistriesService({ db, clock, events }), sourcesService, policy),
     entries: authorizeEntries(createEntriesService({ db, clock, events }), policy),
     ...(policy.mode !== 'anonymous' && {
       identity: (caller) => ({ subject: caller.kind === 'user' ? caller.subject : '', roles: policy.rolesOf(caller) }),

@@ -41,7 +41,8 @@ export async function createTestRegistry(options: { config?: Record<string, unkn
   return {
     ...app,
     async syncNow() {
-      await app.scheduler.runDue();
+      // one round syncs at most sync.concurrency sources: go on until nothing is due
+      while ((await app.scheduler.runDue()).size > 0);
     },
     async get(url) {
       const response = await app.http.inject({ method: 'GET', url });

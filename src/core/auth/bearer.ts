@@ -13,7 +13,8 @@ export interface BearerAuthOptions {
   onFailure?(request: FastifyRequest, reason: string): void;
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
+// RFC 6750 2.1: "Bearer" 1*SP b64token; the scheme name is case-insensitive (RFC 7235 2.1)
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
 /**
  * RFC 6750 bearer authentication for every non-public request: no credentials get a bare challenge,

@@ -40,7 +40,9 @@ export function createProviderClient(config: ProviderConfig, options: { jwksCool
     undiciFetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS), ...(dispatcher && { dispatcher }) });
   const secret = config.clientSecretFile ? readFileSync(config.clientSecretFile, 'utf8').trim() : undefined;
   let discovery: Promise<Discovery> | undefined;
-  let jwks: JWTVerifyGetKey | undefined;
+  // one promise shared by every caller: requests arriving together before discovery has answered
+  // would otherwise each build a key set of their own and each fetch the JWKS
+  let jwks: Promise<JWTVerifyGetKey> | undefined;
 
   function discover(): Promise<Discovery> {
     discovery ??= (async () => {
@@ -66,17 +68,21 @@ export function createProviderClient(config: ProviderConfig, options: { jwksCool
     config,
     fetch: fetchFn,
     clientSecret: () => secret,
-    async keys() {
-      if (!jwks) {
+    keys() {
+      jwks ??= (async () => {
         const uri = config.jwksUrl ?? (await discover()).jwksUri;
-        jwks = createRemoteJWKSet(new URL(uri), {
+        return createRemoteJWKSet(new URL(uri), {
           cooldownDuration: options.jwksCooldownMs,
           timeoutDuration: TIMEOUT_MS,
           // undici's Response is the class behind Node's own fetch (another copy of it): jose reads it the same way
           // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
           [customFetch]: (url: string, init: RequestInit) => fetchFn(url, { headers: init.headers as Record<string, string> }),
         });
-      }
+      })().catch((error: unknown) => {
+        // discovery failed: the next request tries again
+        jwks = undefined;
+        throw error;
+      });
       return jwks;
     },
     async introspectionEndpoint() {

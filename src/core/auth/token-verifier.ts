@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { createProviderClient, type ProviderConfig } from './provider-client.js';
+import { createProviderClient, type ProviderClient, type ProviderConfig } from './provider-client.js';
 
 /** Why a request is not authenticated; `code` is the RFC 6750 error of the WWW-Authenticate header. */
 export class TokenError extends Error {
@@ -50,18 +50,36 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const { clock, logger } = options;
   const cacheSize = options.cacheSize ?? 10_000;
   const clients = options.providers.map((config) => createProviderClient(config, { jwksCooldownMs: options.jwksCooldownMs ?? 30_000 }));
-  const byIssuer = new Map(clients.map((client) => [client.config.issuerUrl, client]));
+  // one issuer may be configured more than once (one entry per audience), so an issuer names a list
+  const byIssuer = new Map<string, ProviderClient[]>();
+  for (const client of clients) byIssuer.set(client.config.issuerUrl, [...(byIssuer.get(client.config.issuerUrl) ?? []), client]);
   const cache = new Map<string, VerifiedToken>();
 
   async function verifyJwt(token: string): Promise<VerifiedToken> {
-    let issuer: unknown;
+    let unverified: JWTPayload;
     try {
-      issuer = decodeJwt(token).iss;
+      unverified = decodeJwt(token);
     } catch {
       throw new TokenError('invalid_token', 'the token is not a well-formed JWT');
     }
-    const client = typeof issuer === 'string' ? byIssuer.get(issuer) : undefined;
-    if (!client) throw new TokenError('invalid_token', 'the token was issued by an issuer this registry does not accept');
+    const candidates = typeof unverified.iss === 'string' ? byIssuer.get(unverified.iss) ?? [] : [];
+    const first = candidates[0];
+    if (!first) throw new TokenError('invalid_token', 'the token was issued by an issuer this registry does not accept');
+    // the unverified iss and aud only choose the providers to try; each checks both again with the signature
+    const audiences = Array.isArray(unverified.aud) ? unverified.aud : [unverified.aud];
+    const meant = candidates.filter((client) => audiences.includes(client.config.audience));
+    let failure: unknown;
+    for (const client of meant.length > 0 ? meant : [first]) {
+      try {
+        return await verifyWith(client, token);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    throw failure;
+  }
+
+  async function verifyWith(client: ProviderClient, token: string): Promise<VerifiedToken> {
     let keys;
     try {
       keys = await client.keys();

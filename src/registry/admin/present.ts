@@ -82,6 +82,8 @@ export function presentRegistryEntry(row: RegistryEntryRow) {
     description: row.description,
     sourceName: row.source_name,
     position: row.position,
+    // for authorization only: the response schema leaves it out
+    claims: row.claims,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -93,11 +93,18 @@ export async function insertSource(trx: Transaction<RegistryDatabase>, values: S
     .execute();
 }
 
-/** Replaces a source's definition; a synced source is synced again at once so the change shows. */
+/**
+ * Replaces a source's definition; a synced source is synced again at once so the change shows. Its
+ * entries take the new claims in the same transaction: narrowing who may see them must not wait for
+ * a sync that may fail.
+ */
 export async function updateSource(trx: Transaction<RegistryDatabase>, values: SourceValues, now: Date): Promise<void> {
+  const synced = values.syncIntervalMs !== null;
+  if (synced) await trx.updateTable('entries').set({ claims: JSON.stringify(values.claims) }).where('source_name', '=', values.name).execute();
   await trx
     .updateTable('sources')
     .set({
+      ...(synced && { entries_generation: sql<number>`entries_generation + 1` }),
       config: JSON.stringify(values.config),
       filter: JSON.stringify(values.filter),
       claims: JSON.stringify(values.claims),
@@ -107,7 +114,7 @@ export async function updateSource(trx: Transaction<RegistryDatabase>, values: S
     })
     .where('name', '=', values.name)
     .execute();
-  if (values.syncIntervalMs !== null) {
+  if (synced) {
     await trx.updateTable('source_sync').set({ next_sync_at: now, sync_requested_at: now }).where('source_name', '=', values.name).execute();
   }
 }

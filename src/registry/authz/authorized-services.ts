@@ -67,7 +67,7 @@ export function authorizeSources(inner: SourcesService, policy: AccessPolicy): S
   };
 }
 
-export function authorizeRegistries(inner: RegistriesService, policy: AccessPolicy): RegistriesService {
+export function authorizeRegistries(inner: RegistriesService, sources: SourcesService, policy: AccessPolicy): RegistriesService {
   async function visible(caller: Caller, name: string) {
     const registry = await inner.get(caller, name);
     if (!policy.canSee(caller, registry.claims)) throw new NotFoundError(`registry "${name}" not found`);
@@ -82,6 +82,10 @@ export function authorizeRegistries(inner: RegistriesService, policy: AccessPoli
     async put(caller, name, body) {
       await inner.validate(name, body);
       policy.requireRole(caller, 'manageRegistries');
+      // a source the caller cannot see does not exist for it, here as everywhere
+      for (const sourceName of body.sources ?? []) {
+        if (!policy.canSee(caller, (await sources.get(caller, sourceName)).claims)) throw new InvalidInputError(`sources: no source named "${sourceName}"`);
+      }
       const existing = await orUndefined(inner.get(caller, name));
       if (existing && !policy.canSee(caller, existing.claims)) throw new NotFoundError(`registry "${name}" not found`);
       if (!policy.canGrant(caller, body.claims ?? {})) throw notASubset();
@@ -95,7 +99,7 @@ export function authorizeRegistries(inner: RegistriesService, policy: AccessPoli
     async entries(caller, name) {
       policy.requireRole(caller, 'manageRegistries');
       await visible(caller, name);
-      return inner.entries(caller, name);
+      return (await inner.entries(caller, name)).filter((entry) => policy.canSee(caller, entry.claims));
     },
   };
 }
