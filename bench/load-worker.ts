@@ -5,10 +5,16 @@
  */
 import autocannon from 'autocannon';
 
+export interface LoadRequest {
+  path: string;
+  /** Headers of this request only (the authorization-on runs send a bearer token with every request). */
+  headers?: Record<string, string>;
+}
+
 export interface LoadOptions {
   origin: string;
-  /** Paths requested in turn by every connection. */
-  paths: string[];
+  /** Requests sent in turn by every connection. */
+  requests: LoadRequest[];
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
@@ -32,7 +38,7 @@ function run(options: LoadOptions, durationSeconds: number): Promise<autocannon.
     url: options.origin,
     connections: options.connections,
     duration: durationSeconds,
-    requests: options.paths.map((path) => ({ method: 'GET' as const, path })),
+    requests: options.requests.map(({ path, headers }) => ({ method: 'GET' as const, path, ...(headers && { headers }) })),
   });
 }
 

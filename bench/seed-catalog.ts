@@ -2,7 +2,9 @@
  * A deterministic synthetic catalog for the registry benchmark: `servers` servers with `versions`
  * versions each, shaped like records of the public MCP Registry (description, packages, remotes,
  * repository, publisher `_meta` with tags), served as the list of `{server, _meta}` records an MCP
- * Registry API returns. The same arguments always give the same bytes.
+ * Registry API returns. The same arguments always give the same bytes, and `keep` selects servers by
+ * index without changing the bytes of the servers it keeps (the authorization-on benchmark splits one
+ * catalog over two sources this way).
  */
 
 const WORDS = [
@@ -34,7 +36,7 @@ function pick<T>(list: readonly T[], next: () => number): T {
 export interface SeedCatalog {
   /** The catalog file content: `{servers: [{server, _meta}]}`. */
   text: string;
-  /** Every server name, in generation order. */
+  /** Every (kept) server name, in generation order. */
   names: string[];
   records: number;
 }
@@ -44,14 +46,15 @@ export function serverName(index: number): string {
   return `io.github.bench-org-${String(Math.floor(index / 7)).padStart(4, '0')}/${word}-mcp-${String(index).padStart(5, '0')}`;
 }
 
-export function generateSeedCatalog(servers: number, versions: number): SeedCatalog {
+export function generateSeedCatalog(servers: number, versions: number, keep: (index: number) => boolean = () => true): SeedCatalog {
   const next = random(20_260_101);
   const names: string[] = [];
   const records: unknown[] = [];
   const start = Date.UTC(2025, 0, 1);
   for (let index = 0; index < servers; index++) {
     const name = serverName(index);
-    names.push(name);
+    const kept = keep(index);
+    if (kept) names.push(name);
     const [owner, repo] = name.replace('io.github.', '').split('/') as [string, string];
     const word = WORDS[index % WORDS.length] as string;
     const tags = [pick(TAGS, next), pick(TAGS, next), word];
@@ -89,6 +92,7 @@ export function generateSeedCatalog(servers: number, versions: number): SeedCata
           },
         },
       };
+      if (!kept) continue;
       records.push({
         server,
         _meta: {

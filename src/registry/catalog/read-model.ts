@@ -66,13 +66,22 @@ export function createCatalogReadModel(options: { db: Kysely<RegistryDatabase>; 
   let registries = new Map<string, RegistryDefinition>();
   let views = new Map<string, RegistryView>();
   let claimKeys: string[] = [];
+  /** View keys by claims object, valid for the current claimKeys (a load starts a new map). */
+  let viewKeys = new WeakMap<Record<string, unknown>, string>();
 
   /**
    * Callers whose claims agree on every key that any entry's claims use see the same entries, so
    * they share one cached view; claims no entry mentions (exp, jti, ...) do not split the cache.
+   * A verified token's claims stay one (never modified) object while its verification is cached, so
+   * the key is computed once per token instead of on every request.
    */
   function viewKey(callerClaims: Record<string, unknown>): string {
-    return canonicalJson(claimKeys.map((key) => [key, callerClaims[key] ?? null]));
+    let key = viewKeys.get(callerClaims);
+    if (key === undefined) {
+      key = canonicalJson(claimKeys.map((name) => [name, callerClaims[name] ?? null]));
+      viewKeys.set(callerClaims, key);
+    }
+    return key;
   }
   let inFlight: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
@@ -98,6 +107,7 @@ export function createCatalogReadModel(options: { db: Kysely<RegistryDatabase>; 
     sources = nextSources;
     registries = nextRegistries;
     claimKeys = collectClaimKeys(nextSources);
+    viewKeys = new WeakMap();
     views = new Map();
     generation = state.generation;
   }
