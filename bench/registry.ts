@@ -1,5 +1,5 @@
 /**
- * `npm run bench:registry [-- --engine pglite|postgres|both] [--auth off|on|both] [--duration N]`
+ * `npm run bench:registry [-- --engine pglite|postgres|both] [--auth off|on|both] [--duration N] [--replicas N]`
  *
  * In one run on this machine, for each database engine:
  * 1. anonymous (--auth off or both): seeds 10,000 servers x 3 versions into the real registry app
@@ -31,11 +31,13 @@ import { parseRegistryConfig, type RegistryConfig } from '../src/registry/config
 import type { LoadOptions, LoadResult } from './load-worker.js';
 import { startOidcProvider, type BenchOidcProvider } from './oidc.js';
 import { generateSeedCatalog, serverName, type SeedCatalog } from './seed-catalog.js';
+import { measureReplicas } from './replicas.js';
 
 type Engine = 'pglite' | 'postgres';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = new URL('./results/registry.json', import.meta.url).pathname;
+const REPLICA_RESULTS = new URL('./results/registry-replicas.json', import.meta.url).pathname;
 const LOAD_WORKER = new URL('./load-worker.ts', import.meta.url).pathname;
 const MCP_INSIGHTS = new URL('../../shared/data/mcp-insights-servers.json', import.meta.url).pathname;
 const ADMIN_URL = process.env.TOOLYARD_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -650,9 +652,22 @@ function printEngine(engine: Engine, result: EngineResult): void {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { engine: { type: 'string', default: 'both' }, auth: { type: 'string', default: 'both' }, duration: { type: 'string', default: '10' } },
+    options: {
+      engine: { type: 'string', default: 'both' },
+      auth: { type: 'string', default: 'both' },
+      duration: { type: 'string', default: '10' },
+      replicas: { type: 'string' },
+    },
     strict: true,
   });
+  if (values.replicas !== undefined) {
+    const count = Number(values.replicas);
+    if (!Number.isInteger(count) || count < 2) throw new Error(`--replicas: "${values.replicas}" must be a whole number of at least 2`);
+    const result = await measureReplicas(count, Number(values.duration), { runLoad, ensurePostgres, adminQuery, adminUrl: ADMIN_URL, log });
+    await mkdir(new URL('./results/', import.meta.url), { recursive: true });
+    await writeFile(REPLICA_RESULTS, `${JSON.stringify({ date: new Date().toISOString(), ...(result as object) }, null, 2)}\n`);
+    return;
+  }
   const engineArg = values.engine;
   if (!['pglite', 'postgres', 'both'].includes(engineArg)) throw new Error(`--engine: "${engineArg}" must be pglite, postgres or both`);
   const authArg = values.auth;

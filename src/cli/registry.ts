@@ -1,13 +1,10 @@
 import type { Command } from 'commander';
+import { parseDuration } from '../core/config/duration.js';
 import { ConfigError } from '../core/config/load.js';
-import { createDatabase } from '../core/db/database.js';
-import { createMigrator, migrateToLatest } from '../core/db/migrator.js';
 import { createLogger } from '../core/telemetry/logger.js';
-import { buildRegistryApp } from '../registry/app.js';
+import { buildRegistryApp, migrateRegistryDatabase } from '../registry/app.js';
 import { loadRegistryConfig } from '../registry/config.js';
 import { resolveConfigPaths } from '../registry/config-paths.js';
-import type { RegistryDatabase } from '../registry/db.js';
-import { REGISTRY_MIGRATION_TABLE, registryMigrations } from '../registry/migrations/index.js';
 import type { LevelWithSilent } from 'pino';
 
 function splitAddress(address: string): { host: string; port: number } {
@@ -37,7 +34,12 @@ export function registerRegistryCommands(program: Command): void {
       app.start();
       await app.http.listen({ host, port });
       const stop = async (signal: string) => {
-        logger.info({ signal }, 'shutting down');
+        // SIGTERM comes from an orchestrator: keep serving while /readiness tells the load balancer to
+        // stop sending, then close. Ctrl-C (SIGINT) closes at once.
+        const delay = signal === 'SIGTERM' ? (parseDuration(config.server.shutdownDelay) ?? 0) : 0;
+        logger.info({ signal, delayMs: delay }, 'shutting down');
+        app.drain();
+        await new Promise((resolve) => setTimeout(resolve, delay));
         await app.close();
         process.exit(0);
       };
@@ -51,13 +53,9 @@ export function registerRegistryCommands(program: Command): void {
     .option('-c, --config <file>', 'YAML configuration file')
     .action(async (options: { config?: string }) => {
       const config = await loadConfig(options.config);
-      const database = await createDatabase<RegistryDatabase>({ url: config.database.url, dataDir: config.database.dataDir });
-      try {
-        const applied = await migrateToLatest(createMigrator(database.db as never, registryMigrations, REGISTRY_MIGRATION_TABLE));
-        console.log(applied.length === 0 ? 'the database is up to date' : `applied: ${applied.join(', ')}`);
-      } finally {
-        await database.close();
-      }
+      // as the migrationUrl user when one is set
+      const applied = await migrateRegistryDatabase(config.database);
+      console.log(applied.length === 0 ? 'the database is up to date' : `applied: ${applied.join(', ')}`);
     });
 
   registry

@@ -6,11 +6,18 @@ import type { LevelWithSilent, Logger } from 'pino';
 import { systemClock, type Clock } from '../core/clock.js';
 import { UnavailableError } from '../core/errors.js';
 import { parseDuration } from '../core/config/duration.js';
-import { createDatabase, ping, type Database } from '../core/db/database.js';
+import { createDatabase, ping, type Database, type DatabaseOptions } from '../core/db/database.js';
+import { listenForChanges, type ChangeListener } from '../core/db/notifications.js';
 import { createMigrator, migrateToLatest, pendingMigrations } from '../core/db/migrator.js';
 import { createHttpApp, type HttpApp } from '../core/http/app.js';
 import { createLogger } from '../core/telemetry/logger.js';
 import { createHttpMetrics, createMetricsRegistry } from '../core/telemetry/metrics.js';
+import { registerHttpTracing } from '../core/telemetry/http-tracing.js';
+import { createSqlTracingPlugin } from '../core/telemetry/sql-tracing.js';
+import { traceTimers } from '../core/telemetry/traced-timer.js';
+import { createTracing, type Tracing } from '../core/telemetry/tracing.js';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { createAuditLog, noAuditLog, registerHttpAudit, resourceExists } from './audit/index.js';
 import { createEntriesService } from './admin/entries-service.js';
 import { reconcileConfig } from './admin/operations/reconcile-config.js';
 import { createRegistriesService } from './admin/registries-service.js';
@@ -29,8 +36,10 @@ import { registerPublicRoutes } from './http/public-routes.js';
 import { ErrorSchema, PackageRecordSchema, RegistrySchema, ServerRecordSchema, SourceSchema } from './http/schemas.js';
 import { REGISTRY_MIGRATION_TABLE, registryMigrations } from './migrations/index.js';
 import { createSourceProvider, type ProviderOptions } from './sources/index.js';
+import { createKubernetesWatchers, type KubernetesWatchers } from './sources/kubernetes/watchers.js';
 import { createSyncScheduler, type SyncScheduler } from './sync/scheduler.js';
-import { createSyncMetrics } from './sync/metrics.js';
+import { CATALOG_CHANNEL } from './sync/operations/write-source-entries.js';
+import { createSyncMetrics, type SyncMetrics } from './sync/metrics.js';
 
 export interface RegistryAppOptions {
   config: RegistryConfig;
@@ -43,6 +52,8 @@ export interface RegistryAppOptions {
   providerOptions?: ProviderOptions;
   /** Least time between JWKS fetches caused by unknown key ids (default 30 s; tests shorten it). */
   jwksCooldownMs?: number;
+  /** Traces go to this exporter instead of telemetry.endpoint (tests). */
+  spanExporter?: SpanExporter;
 }
 
 export interface RegistryApp {
@@ -50,12 +61,47 @@ export interface RegistryApp {
   database: Database<RegistryDatabase>;
   readModel: CatalogReadModel;
   scheduler: SyncScheduler;
+  /** The watches of kubernetes sources this replica holds the lease of. */
+  kubernetes: KubernetesWatchers;
   /** Starts background work (sync, change watching). */
   start(): void;
+  /** Marks the replica as going away: /readiness answers 503 from now on. */
+  drain(): void;
   close(): Promise<void>;
 }
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** How the server connects: `url` (with its password file) or the embedded data directory. */
+export function registryDatabaseOptions(database: RegistryConfig['database']): DatabaseOptions {
+  return {
+    url: database.url,
+    dataDir: database.dataDir,
+    maxConnections: database.maxConnections,
+    caFile: database.caFile,
+    passwordFile: database.passwordFile,
+  };
+}
+
+/**
+ * Applies pending migrations, as the user of `migrationUrl` when one is set (the server's own user
+ * may then lack DDL rights), else on the server's connection.
+ */
+export async function migrateRegistryDatabase(database: RegistryConfig['database']): Promise<string[]> {
+  if (database.migrationUrl !== undefined && database.url === undefined) {
+    throw new Error('database.migrationUrl: set database.url too (migrations on a server, the catalog in PGlite would never meet)');
+  }
+  const target =
+    database.migrationUrl === undefined
+      ? registryDatabaseOptions(database)
+      : { url: database.migrationUrl, maxConnections: 1, caFile: database.caFile, passwordFile: database.migrationPasswordFile };
+  const connection = await createDatabase<RegistryDatabase>(target);
+  try {
+    return await migrateToLatest(createMigrator(connection.db as never, registryMigrations, REGISTRY_MIGRATION_TABLE));
+  } finally {
+    await connection.close();
+  }
+}
 
 /**
  * Wires the registry server: database and migrations, the configuration file's resources, the read
@@ -65,12 +111,18 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger({ level: config.logging.level as LevelWithSilent });
-  const database =
-    options.database ??
-    (await createDatabase<RegistryDatabase>({ url: config.database.url, dataDir: config.database.dataDir, maxConnections: config.database.maxConnections }));
-  const { db } = database;
+  const migrateSeparately = !options.database && config.database.migrationUrl !== undefined;
+  const applied = migrateSeparately ? await migrateRegistryDatabase(config.database) : [];
+  const database = options.database ?? (await createDatabase<RegistryDatabase>(registryDatabaseOptions(config.database)));
+  const tracing = await createTracing({
+    endpoint: config.telemetry.endpoint,
+    serviceName: config.telemetry.serviceName,
+    serviceVersion: VERSION,
+    ...(options.spanExporter && { exporter: options.spanExporter }),
+  });
+  const db = tracing ? database.db.withPlugin(createSqlTracingPlugin(tracing)) : database.db;
   const migrator = createMigrator(db as never, registryMigrations, REGISTRY_MIGRATION_TABLE);
-  const applied = await migrateToLatest(migrator);
+  if (!migrateSeparately) applied.push(...(await migrateToLatest(migrator)));
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
   const reconciled = await db.transaction().execute((trx) => reconcileConfig(trx, config, clock.now()));
   if (reconciled.created.length + reconciled.updated.length + reconciled.deleted.length > 0) logger.info(reconciled, 'configuration applied');
@@ -78,7 +130,7 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
   const metricsRegistry = createMetricsRegistry();
   const readModel = createCatalogReadModel({ db, logger });
   await readModel.refresh();
-  const syncMetrics = createSyncMetrics(metricsRegistry);
+  const syncMetrics = traceSyncs(createSyncMetrics(metricsRegistry), tracing);
   const scheduler = createSyncScheduler({
     db,
     clock,
@@ -91,12 +143,23 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
     providerFor: (kind, sourceConfig) => createSourceProvider(kind, sourceConfig, options.providerOptions),
     onCatalogChanged: () => readModel.refresh().catch((error: unknown) => logger.warn({ err: error }, 'cannot refresh the read model')),
   });
+  const kubernetes = createKubernetesWatchers({
+    db,
+    clock,
+    logger,
+    metrics: metricsRegistry,
+    owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    leaseMs: parseDuration(config.sync.leaseDuration) ?? 30_000,
+    pollMs: parseDuration(config.sync.pollInterval) ?? 1_000,
+    onCatalogChanged: () => readModel.refresh().catch((error: unknown) => logger.warn({ err: error }, 'cannot refresh the read model')),
+  });
   const events: CatalogEvents = {
     catalogChanged: () => readModel.refresh(),
     syncRequested: (name) => scheduler.request(name),
   };
 
   const http = createHttpApp({ logger, metrics: createHttpMetrics(metricsRegistry) });
+  if (tracing) registerHttpTracing(http, tracing);
   await http.register(swagger, {
     // shared schemas keep their own names in the document instead of def-0, def-1, ...
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
@@ -110,12 +173,22 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
     },
   });
   for (const schema of [ErrorSchema, ServerRecordSchema, PackageRecordSchema, SourceSchema, RegistrySchema]) http.addSchema(schema);
-  registerAuthentication(http, { auth: config.auth, clock, logger, ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }) });
+  const auditLog = config.audit.enabled ? createAuditLog({ file: config.audit.file, clock }) : noAuditLog;
+  const audit = config.audit.enabled ? registerHttpAudit(http, { log: auditLog, exists: (type, name) => resourceExists(db, type, name) }) : undefined;
+  registerAuthentication(http, {
+    auth: config.auth,
+    clock,
+    logger,
+    ...(audit && { onFailure: audit.authenticationFailed }),
+    ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
+  });
   const policy = createAccessPolicy(config.auth);
+  let draining = false;
   registerPublicRoutes(http, {
     version: VERSION,
     metrics: metricsRegistry,
     readiness: async () => {
+      if (draining) throw new UnavailableError('shutting down');
       try {
         await ping(db as never);
       } catch (error) {
@@ -140,22 +213,54 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
 
   const pollMs = parseDuration(config.sync.pollInterval) ?? 1_000;
   let started = false;
+  let listener: ChangeListener | undefined;
   return {
     http,
     database,
     readModel,
     scheduler,
+    kubernetes,
     start() {
       if (started) return;
       started = true;
       readModel.watch(pollMs);
-      if (options.backgroundSync ?? true) scheduler.start();
+      // on a server, other replicas' writes are announced at once; the poll stays as the safety net
+      if (database.pool) {
+        listener = listenForChanges(database.pool.options, CATALOG_CHANNEL, () => void readModel.refresh().catch(() => undefined), logger);
+      }
+      if (options.backgroundSync ?? true) {
+        scheduler.start();
+        kubernetes.start();
+      }
+    },
+    drain() {
+      draining = true;
     },
     async close() {
       readModel.close();
+      await listener?.close();
+      await kubernetes.stop();
       await scheduler.stop();
       await http.close();
+      auditLog.close();
+      await tracing?.shutdown();
       if (!options.database) await database.close();
     },
+  };
+}
+
+/** A span per source sync, named by the source and ended with its outcome, through the sync timer. */
+function traceSyncs(metrics: SyncMetrics, tracing: Tracing | undefined): SyncMetrics {
+  if (!tracing) return metrics;
+  return {
+    ...metrics,
+    duration: traceTimers(metrics.duration, tracing, {
+      name: (labels) => `sync ${String(labels.source ?? '')}`,
+      attributes: (labels) => ({
+        ...(labels.source !== undefined && { 'toolyard.source.name': String(labels.source) }),
+        ...(labels.outcome !== undefined && { 'toolyard.sync.outcome': String(labels.outcome) }),
+      }),
+      failed: (labels) => labels.outcome === 'failed',
+    }),
   };
 }

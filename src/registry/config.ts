@@ -74,12 +74,27 @@ export const RegistryConfigSchema = Type.Object(
     server: Type.Object(
       {
         address: Type.String({ default: '127.0.0.1:8080', description: 'host:port the HTTP server listens on' }),
+        shutdownDelay: Type.String({
+          default: '5s',
+          description: 'on SIGTERM, how long /readiness answers 503 before the server stops accepting requests, so load balancers stop sending first',
+        }),
       },
       { default: {}, additionalProperties: false, description: 'HTTP server' },
     ),
     database: Type.Object(
       {
-        url: Type.Optional(Type.String({ description: 'PostgreSQL connection string; wins over dataDir (env TOOLYARD_DATABASE_URL)' })),
+        url: Type.Optional(
+          Type.String({
+            description:
+              'PostgreSQL connection string; wins over dataDir (env TOOLYARD_DATABASE_URL); sslmode=disable|require|verify-ca|verify-full selects TLS',
+          }),
+        ),
+        caFile: Type.Optional(Type.String({ minLength: 1, description: 'PEM file of the CA that signs the PostgreSQL server certificate; without sslmode it means verify-full' })),
+        passwordFile: Type.Optional(Type.String({ minLength: 1, description: 'file holding the password for url (replaces a password in the URL; never logged)' })),
+        migrationUrl: Type.Optional(
+          Type.String({ minLength: 1, description: 'connection string of a more privileged user that applies migrations; the server then uses url' }),
+        ),
+        migrationPasswordFile: Type.Optional(Type.String({ minLength: 1, description: 'file holding the password for migrationUrl' })),
         dataDir: Type.String({ default: './data/registry', description: 'data directory of the embedded PGlite database' }),
         maxConnections: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'PostgreSQL pool size' }),
       },
@@ -105,6 +120,22 @@ export const RegistryConfigSchema = Type.Object(
         pollInterval: Type.String({ default: '1s', description: 'how often this replica looks for due syncs and catalog changes' }),
       },
       { default: {}, additionalProperties: false, description: 'source synchronisation' },
+    ),
+    audit: Type.Object(
+      {
+        enabled: Type.Boolean({ default: false, description: 'write an audit record for every admin write, claims read or change, authentication failure and authorization denial' }),
+        file: Type.Optional(Type.String({ minLength: 1, description: 'file the JSON-lines records are appended to (created with mode 0600); stdout when absent' })),
+      },
+      { default: {}, additionalProperties: false, description: 'the audit log: JSON lines, never holding tokens or secrets' },
+    ),
+    telemetry: Type.Object(
+      {
+        endpoint: Type.Optional(
+          Type.String({ minLength: 1, description: 'OTLP/HTTP collector URL (http://collector:4318, or the full .../v1/traces URL); traces are on only when it is set' }),
+        ),
+        serviceName: Type.String({ minLength: 1, default: 'toolyard-registry', description: 'service.name of the exported traces' }),
+      },
+      { default: {}, additionalProperties: false, description: 'OpenTelemetry traces of HTTP requests, SQL statements and syncs' },
     ),
     logging: Type.Object(
       {
@@ -147,7 +178,12 @@ export function checkRegistryConfig(config: RegistryConfig): string[] {
     });
   });
   problems.push(...checkAuth(config.auth));
-  for (const [key, value] of [['sync.leaseDuration', config.sync.leaseDuration], ['sync.pollInterval', config.sync.pollInterval]] as const) {
+  if (config.telemetry.endpoint !== undefined && !/^https?:\/\/[^/]/.test(config.telemetry.endpoint)) problems.push(`telemetry.endpoint: "${config.telemetry.endpoint}" is not an http(s) URL`);
+  for (const [key, value] of [
+    ['sync.leaseDuration', config.sync.leaseDuration],
+    ['sync.pollInterval', config.sync.pollInterval],
+    ['server.shutdownDelay', config.server.shutdownDelay],
+  ] as const) {
     if (parseDuration(value) === undefined) problems.push(`${key}: "${value}" is not a duration (examples: 30s, 5m, 1h30m)`);
   }
   return problems;

@@ -259,7 +259,7 @@ describe.each(testDatabaseTargets())('admin API: sources ($name)', (target) => {
       ['file.data that is not a catalog', { file: { data: { hello: 'world' } } }, /file\.data: .*catalog/],
       ['file.data that is not JSON', { file: { data: '{not json' } }, /file\.data.*not valid JSON/],
       ['a claim value that is a number (bodies are never coerced)', { file: { path: '/tmp/x.json' }, claims: { org: 3 } }, /claims/],
-      ['a kubernetes source', { kubernetes: {} }, /kubernetes: kubernetes sources are not supported/],
+      ['an unknown field in a kubernetes block', { kubernetes: { namespace: 'x' } }, /kubernetes\.namespace: unknown field/],
       ['an api endpoint that is not a URL', { api: { endpoint: 'registry.example.org' } }, /api\.endpoint: must be an http or https URL/],
       ['a sync policy on a managed source', { managed: {}, syncPolicy: { interval: '1m' } }, /syncPolicy: managed sources are not synced/],
       ['claims that are neither strings nor string lists', { file: { path: '/tmp/x.json' }, claims: { org: { nested: 'x' } } }, /claims\.org/],

@@ -38,8 +38,8 @@ describe('toolyard registry: configuration errors a person can act on', () => {
     expect(unknown.output).toMatch(/server: .*adress|server\.adress/);
     const interval = await check('sources:\n  - { name: a, file: { path: x.json }, syncPolicy: { interval: 5 minutes } }\nauth: { mode: anonymous }\n');
     expect(interval.output).toContain('sources[0].syncPolicy.interval: "5 minutes" is not a duration');
-    const kind = await check('sources:\n  - { name: a, kubernetes: {} }\nauth: { mode: anonymous }\n');
-    expect(kind.output).toContain('sources[0].kubernetes: kubernetes sources are not supported by this version yet');
+    const kind = await check('sources:\n  - { name: a, kubernetes: { namespace: x } }\nauth: { mode: anonymous }\n');
+    expect(kind.output).toMatch(/sources\[0\]\.kubernetes(\.namespace|: .*namespace)/);
     const inline = await check('sources:\n  - { name: a, file: { data: { servers: [] } } }\nauth: { mode: anonymous }\n');
     expect(inline.output).toContain('sources[0].file.data: inline catalogs are accepted through the admin API only');
     const registry = await check('registries:\n  - { name: default, sources: [missing] }\nauth: { mode: anonymous }\n');

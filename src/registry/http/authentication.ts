@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { createPublicPathMatcher, registerBearerAuth } from '../../core/auth/bearer.js';
 import { ANONYMOUS } from '../../core/auth/caller.js';
@@ -24,6 +25,8 @@ export interface AuthenticationOptions {
   logger: Logger;
   /** Least time between JWKS fetches caused by unknown key ids (tests shorten it). */
   jwksCooldownMs?: number;
+  /** Called for every 401 of the bearer check (the audit log); `reason` is a fixed text. */
+  onFailure?(request: FastifyRequest, reason: string): void;
 }
 
 /**
@@ -54,7 +57,10 @@ export function registerAuthentication(app: HttpApp, options: AuthenticationOpti
     realm: oauth.realm,
     resourceMetadataUrl: metadataUrl,
     isPublic: createPublicPathMatcher([...ALWAYS_PUBLIC, ...oauth.publicPaths]),
-    onFailure: (request, reason) => request.log.info({ reason, url: request.url, ip: request.ip }, 'authentication failed'),
+    onFailure: (request, reason) => {
+      request.log.info({ reason, url: request.url, ip: request.ip }, 'authentication failed');
+      options.onFailure?.(request, reason);
+    },
   });
   app.get(
     '/.well-known/oauth-protected-resource',

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { parseDuration } from '../../core/config/duration.js';
 import type { FilterConfig, SourceKind } from '../db.js';
+import { KubernetesSourceSchema } from './kubernetes/schema.js';
 
 const Duration = (description: string) => Type.String({ description: `${description} (a duration: 30s, 5m, 1h30m)` });
 const StringList = (description: string) => Type.Array(Type.String({ minLength: 1 }), { description });
@@ -58,7 +59,7 @@ export const SourceDefinitionSchema = Type.Object(
     api: Type.Optional(ApiSourceSchema),
     file: Type.Optional(FileSourceSchema),
     managed: Type.Optional(Type.Object({}, { additionalProperties: false, description: 'entries published through POST /v1/entries' })),
-    kubernetes: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'cluster discovery' })),
+    kubernetes: Type.Optional(KubernetesSourceSchema),
     syncPolicy: Type.Optional(
       Type.Object({ interval: Duration('time between syncs, at least 10s') }, { additionalProperties: false, description: 'sync schedule' }),
     ),
@@ -102,7 +103,6 @@ export function checkSourceDefinition(definition: SourceDefinition, prefix: stri
   }
   const problems: string[] = [];
   const kind = kinds[0];
-  if (kind === 'kubernetes') problems.push(`${at('kubernetes')}: kubernetes sources are not supported by this version yet; use git, api, file or managed`);
   if (definition.git) {
     const refs = (['branch', 'tag', 'commit'] as const).filter((ref) => definition.git?.[ref] !== undefined);
     if (refs.length > 1) problems.push(`${at(`git.${refs[0] ?? ''}`)}: branch, tag and commit are mutually exclusive`);

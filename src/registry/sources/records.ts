@@ -1,4 +1,4 @@
-import type { EntryType } from '../db.js';
+import type { Claims, EntryType } from '../db.js';
 
 export const OFFICIAL_META = 'io.modelcontextprotocol.registry/official';
 export const PUBLISHER_META = 'io.modelcontextprotocol.registry/publisher-provided';
@@ -19,6 +19,8 @@ export interface IngestRecord {
   publishedAt?: Date;
   updatedAt?: Date;
   statusChangedAt?: Date;
+  /** Claims of this record alone (kubernetes annotations); absent: the source's claims apply. */
+  claims?: Claims;
 }
 
 export const SERVER_NAME = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;

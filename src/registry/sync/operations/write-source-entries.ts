@@ -44,8 +44,9 @@ export function countRecords(records: readonly { entryType: EntryType }[]): Entr
 }
 
 /**
- * Makes the stored entries of a source equal to `records`, inside the caller's transaction. Rows whose
- * content hash is unchanged are not touched, so an entry keeps its ingestion time across syncs.
+ * Makes the stored entries of a source equal to `records` (each with `claims` unless it carries its
+ * own), inside the caller's transaction. Rows whose content hash is unchanged are not touched, so an
+ * entry keeps its ingestion time across syncs.
  * Changed rows are deleted and inserted again (keeping their first-seen times): a batched insert is far
  * cheaper than one UPDATE per row on both engines.
  */
@@ -70,7 +71,8 @@ export async function writeSourceEntries(
   for (const record of records) {
     const key = keyOf(record.entryType, record.name, record.version);
     kept.add(key);
-    const hash = recordHash(record, claims);
+    const recordClaims = record.claims ?? claims;
+    const hash = recordHash(record, recordClaims);
     const old = byKey.get(key);
     if (old?.hash === hash) continue;
     if (old) {
@@ -88,7 +90,7 @@ export async function writeSourceEntries(
       status_message: record.statusMessage,
       title: record.title,
       description: record.description,
-      claims: JSON.stringify(claims),
+      claims: JSON.stringify(recordClaims),
       body: record.body,
       hash,
       published_at: publishedAt,
@@ -123,4 +125,8 @@ export async function markCatalogChanged(trx: Transaction<RegistryDatabase>, sou
     .set({ generation: sql<number>`generation + 1` })
     .where('id', '=', 1)
     .execute();
+  // delivered at commit: replicas listening refresh at once instead of at their next poll
+  await sql`select pg_notify(${CATALOG_CHANNEL}, '')`.execute(trx);
 }
+
+export const CATALOG_CHANNEL = 'toolyard_catalog';
