@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../../core/clock.js';
 import { Counter, type Registry } from '../../../core/telemetry/metrics.js';
 import type { RegistryDatabase } from '../../db.js';
-import { releaseLease, renewLease } from '../../sync/operations/claim-due-sources.js';
+import { releaseLease, renewLease, takeLeases } from '../../sync/operations/claim-due-sources.js';
 import type { KubernetesSourceConfig } from './schema.js';
 import { SourceWatch } from './source-watch.js';
 
@@ -91,29 +91,10 @@ export function createKubernetesWatchers(options: KubernetesWatchersOptions): Ku
     logger.info({ source: name }, 'kubernetes watch started');
   }
 
-  async function claim(now: Date): Promise<string[]> {
-    return db.transaction().execute(async (trx) => {
-      const free = await trx
-        .selectFrom('source_sync')
-        .select('source_name')
-        .where('source_name', 'in', (eb) => eb.selectFrom('sources').select('name').where('kind', '=', 'kubernetes'))
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-        .forUpdate()
-        .skipLocked()
-        .execute();
-      if (free.length === 0) return [];
-      const rows = await trx
-        .updateTable('source_sync')
-        .set({ lease_owner: owner, lease_until: new Date(now.getTime() + leaseMs), phase: 'syncing', last_attempt: now })
-        .where(
-          'source_name',
-          'in',
-          free.map((row) => row.source_name),
-        )
-        .returning('source_name')
-        .execute();
-      return rows.map((row) => row.source_name);
-    });
+  function claim(now: Date): Promise<string[]> {
+    return takeLeases(db, owner, now, leaseMs, (candidates) =>
+      candidates.where('source_name', 'in', (eb) => eb.selectFrom('sources').select('name').where('kind', '=', 'kubernetes')),
+    );
   }
 
   async function round(): Promise<void> {

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { RegistryDatabase } from '../../db.js';
 
 export interface ClaimedSync {
@@ -6,11 +6,46 @@ export interface ClaimedSync {
   startedAt: Date;
 }
 
+type LeaseCandidates = SelectQueryBuilder<RegistryDatabase, 'source_sync', { source_name: string }>;
+
 /**
- * Claims up to `limit` sources whose sync is due and whose lease is free or expired. `SKIP LOCKED`
- * lets replicas claim side by side without waiting on each other; the lease (not the row lock)
- * marks the sync as taken for its whole duration, and expires if its holder dies.
+ * Takes the lease of the sources `narrow` selects among those whose lease is free or expired, for
+ * `leaseMs`. `SKIP LOCKED` lets replicas claim side by side without waiting on each other; the lease
+ * (not the row lock) marks the work as taken for its whole duration, and expires if its holder dies.
  */
+export async function takeLeases(
+  db: Kysely<RegistryDatabase>,
+  owner: string,
+  now: Date,
+  leaseMs: number,
+  narrow: (candidates: LeaseCandidates) => LeaseCandidates,
+): Promise<string[]> {
+  const rows = await db.transaction().execute(async (trx) => {
+    const free = await narrow(
+      trx
+        .selectFrom('source_sync')
+        .select('source_name')
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)])),
+    )
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (free.length === 0) return [];
+    return trx
+      .updateTable('source_sync')
+      .set({ lease_owner: owner, lease_until: new Date(now.getTime() + leaseMs), phase: 'syncing', last_attempt: now })
+      .where(
+        'source_name',
+        'in',
+        free.map((row) => row.source_name),
+      )
+      .returning('source_name')
+      .execute();
+  });
+  return rows.map((row) => row.source_name);
+}
+
+/** Claims up to `limit` sources whose sync is due. */
 export async function claimDueSources(
   db: Kysely<RegistryDatabase>,
   owner: string,
@@ -19,30 +54,8 @@ export async function claimDueSources(
   limit: number,
 ): Promise<ClaimedSync[]> {
   if (limit <= 0) return [];
-  const rows = await db.transaction().execute(async (trx) => {
-    const due = await trx
-      .selectFrom('source_sync')
-      .select('source_name')
-      .where('next_sync_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_sync_at')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (due.length === 0) return [];
-    return trx
-      .updateTable('source_sync')
-      .set({ lease_owner: owner, lease_until: new Date(now.getTime() + leaseMs), phase: 'syncing', last_attempt: now })
-      .where(
-        'source_name',
-        'in',
-        due.map((row) => row.source_name),
-      )
-      .returning('source_name')
-      .execute();
-  });
-  return rows.map((row) => ({ sourceName: row.source_name, startedAt: now }));
+  const names = await takeLeases(db, owner, now, leaseMs, (candidates) => candidates.where('next_sync_at', '<=', now).orderBy('next_sync_at').limit(limit));
+  return names.map((sourceName) => ({ sourceName, startedAt: now }));
 }
 
 /** Extends a held lease; false when the lease was lost (taken over, or the source was deleted). */
