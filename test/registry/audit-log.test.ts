@@ -200,21 +200,29 @@ describe('audit log', () => {
   });
 });
 
+/** What `work` writes to stdout, kept from the terminal. */
+async function captureStdout(work: () => Promise<void>): Promise<string[]> {
+  const lines: string[] = [];
+  const original = process.stdout.write.bind(process.stdout);
+  process.stdout.write = (chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  };
+  try {
+    await work();
+  } finally {
+    process.stdout.write = original;
+  }
+  return lines;
+}
+
 describe('audit log settings', () => {
   it('writes nothing when disabled (the default)', async () => {
     const app = await createTestRegistry();
     try {
-      const lines: string[] = [];
-      const original = process.stdout.write.bind(process.stdout);
-      process.stdout.write = ((chunk: string | Uint8Array) => {
-        lines.push(String(chunk));
-        return true;
-      });
-      try {
+      const lines = await captureStdout(async () => {
         expect((await app.send('PUT', '/v1/sources/quiet', { managed: {} })).status).toBe(201);
-      } finally {
-        process.stdout.write = original;
-      }
+      });
       expect(lines.filter((line) => line.includes('"event"'))).toEqual([]);
     } finally {
       await app.dispose();
@@ -224,17 +232,9 @@ describe('audit log settings', () => {
   it('audits anonymous mode with a null subject, to stdout when no file is given', async () => {
     const app = await createTestRegistry({ config: { audit: { enabled: true } } });
     try {
-      const lines: string[] = [];
-      const original = process.stdout.write.bind(process.stdout);
-      process.stdout.write = ((chunk: string | Uint8Array) => {
-        lines.push(String(chunk));
-        return true;
-      });
-      try {
+      const lines = await captureStdout(async () => {
         expect((await app.send('PUT', '/v1/sources/loud', { managed: {} })).status).toBe(201);
-      } finally {
-        process.stdout.write = original;
-      }
+      });
       const audited = lines.filter((line) => line.includes('"event"')).map((line) => JSON.parse(line) as AuditRecord);
       expect(audited).toEqual([expect.objectContaining({ event: 'source.create', outcome: 'success', subject: null, resourceName: 'loud', sourceIp: '127.0.0.1' })]);
     } finally {

@@ -25,12 +25,29 @@ async function orUndefined<T>(promise: Promise<T>): Promise<T | undefined> {
   }
 }
 
+/**
+ * The visibility checks both resource kinds share: `visible` answers 404 for what the caller cannot
+ * see, `checkReplace` does the same for the existing resource of a PUT (absent is a create) and
+ * applies the subset rule to the incoming claims.
+ */
+function visibilityGuards<T extends { claims: Claims }>(kind: string, get: (caller: Caller, name: string) => Promise<T>, policy: AccessPolicy) {
+  const notFound = (name: string) => new NotFoundError(`${kind} "${name}" not found`);
+  return {
+    visible: async (caller: Caller, name: string): Promise<T> => {
+      const resource = await get(caller, name);
+      if (!policy.canSee(caller, resource.claims)) throw notFound(name);
+      return resource;
+    },
+    checkReplace: async (caller: Caller, name: string, incoming: Claims | undefined): Promise<void> => {
+      const existing = await orUndefined(get(caller, name));
+      if (existing && !policy.canSee(caller, existing.claims)) throw notFound(name);
+      if (!policy.canGrant(caller, incoming ?? {})) throw notASubset();
+    },
+  };
+}
+
 export function authorizeSources(inner: SourcesService, policy: AccessPolicy): SourcesService {
-  async function visible(caller: Caller, name: string) {
-    const source = await inner.get(caller, name);
-    if (!policy.canSee(caller, source.claims)) throw new NotFoundError(`source "${name}" not found`);
-    return source;
-  }
+  const { visible, checkReplace } = visibilityGuards('source', (caller, name) => inner.get(caller, name), policy);
   return {
     validate: (name, definition) => inner.validate(name, definition),
     async list(caller) {
@@ -44,9 +61,7 @@ export function authorizeSources(inner: SourcesService, policy: AccessPolicy): S
     async put(caller, name, definition) {
       inner.validate(name, definition);
       policy.requireRole(caller, 'manageSources');
-      const existing = await orUndefined(inner.get(caller, name));
-      if (existing && !policy.canSee(caller, existing.claims)) throw new NotFoundError(`source "${name}" not found`);
-      if (!policy.canGrant(caller, definition.claims ?? {})) throw notASubset();
+      await checkReplace(caller, name, definition.claims);
       return inner.put(caller, name, definition);
     },
     async delete(caller, name) {
@@ -68,11 +83,7 @@ export function authorizeSources(inner: SourcesService, policy: AccessPolicy): S
 }
 
 export function authorizeRegistries(inner: RegistriesService, sources: SourcesService, policy: AccessPolicy): RegistriesService {
-  async function visible(caller: Caller, name: string) {
-    const registry = await inner.get(caller, name);
-    if (!policy.canSee(caller, registry.claims)) throw new NotFoundError(`registry "${name}" not found`);
-    return registry;
-  }
+  const { visible, checkReplace } = visibilityGuards('registry', (caller, name) => inner.get(caller, name), policy);
   return {
     validate: (name, body) => inner.validate(name, body),
     async list(caller) {
@@ -86,9 +97,7 @@ export function authorizeRegistries(inner: RegistriesService, sources: SourcesSe
       for (const sourceName of body.sources ?? []) {
         if (!policy.canSee(caller, (await sources.get(caller, sourceName)).claims)) throw new InvalidInputError(`sources: no source named "${sourceName}"`);
       }
-      const existing = await orUndefined(inner.get(caller, name));
-      if (existing && !policy.canSee(caller, existing.claims)) throw new NotFoundError(`registry "${name}" not found`);
-      if (!policy.canGrant(caller, body.claims ?? {})) throw notASubset();
+      await checkReplace(caller, name, body.claims);
       return inner.put(caller, name, body);
     },
     async delete(caller, name) {
