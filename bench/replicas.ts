@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import type { LoadOptions, LoadResult } from './load-worker.js';
 import { generateSeedCatalog } from './seed-catalog.js';
+import { freePort } from '../src/core/net/free-port.js';
 
 export interface ReplicaBenchDependencies {
   runLoad(options: LoadOptions): Promise<LoadResult>;
@@ -24,16 +24,6 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const CONNECTIONS = 32;
 const LIST_PATH = '/registry/default/v0.1/servers';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 async function waitUntil(probe: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
   const start = Date.now();

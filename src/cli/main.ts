@@ -1,10 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { ConfigError } from '../core/config/load.js';
-import { VERSION } from '../registry/app.js';
 import { registerRegistryCommands } from './registry.js';
+import { registerRuntimeCommands } from './runtime.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const program = new Command('toolyard').description('Toolyard: run AI tools in companies and on laptops').version(VERSION);
 registerRegistryCommands(program);
+registerRuntimeCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ConfigError) {

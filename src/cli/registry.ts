@@ -1,10 +1,6 @@
 import type { Command } from 'commander';
 import { parseDuration } from '../core/config/duration.js';
 import { ConfigError } from '../core/config/load.js';
-import { createLogger } from '../core/telemetry/logger.js';
-import { buildRegistryApp, migrateRegistryDatabase } from '../registry/app.js';
-import { loadRegistryConfig } from '../registry/config.js';
-import { resolveConfigPaths } from '../registry/config-paths.js';
 import type { LevelWithSilent } from 'pino';
 
 function splitAddress(address: string): { host: string; port: number } {
@@ -15,9 +11,11 @@ function splitAddress(address: string): { host: string; port: number } {
 }
 
 async function loadConfig(file: string | undefined) {
+  const [{ loadRegistryConfig }, { resolveConfigPaths }] = await Promise.all([import('../registry/config.js'), import('../registry/config-paths.js')]);
   return resolveConfigPaths(await loadRegistryConfig(file, process.env), file);
 }
 
+/** The registry server's modules load only when one of its commands runs, so other verbs start fast. */
 export function registerRegistryCommands(program: Command): void {
   const registry = program.command('registry').description('the registry server: a catalog of MCP servers, skills and plugins');
 
@@ -29,6 +27,7 @@ export function registerRegistryCommands(program: Command): void {
     .action(async (options: { config?: string; address?: string }) => {
       const config = await loadConfig(options.config);
       const { host, port } = splitAddress(options.address ?? config.server.address);
+      const [{ createLogger }, { buildRegistryApp }] = await Promise.all([import('../core/telemetry/logger.js'), import('../registry/app.js')]);
       const logger = createLogger({ level: config.logging.level as LevelWithSilent, name: 'registry' });
       const app = await buildRegistryApp({ config, logger });
       app.start();
@@ -53,6 +52,7 @@ export function registerRegistryCommands(program: Command): void {
     .option('-c, --config <file>', 'YAML configuration file')
     .action(async (options: { config?: string }) => {
       const config = await loadConfig(options.config);
+      const { migrateRegistryDatabase } = await import('../registry/app.js');
       // as the migrationUrl user when one is set
       const applied = await migrateRegistryDatabase(config.database);
       console.log(applied.length === 0 ? 'the database is up to date' : `applied: ${applied.join(', ')}`);

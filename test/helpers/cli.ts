@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+export { freePort } from '../../src/core/net/free-port.js';
 
 export const CLI = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 
@@ -21,16 +21,6 @@ export async function runCli(args: string[], env: Record<string, string> = {}): 
   return { code, output: child.output() };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
   const start = Date.now();

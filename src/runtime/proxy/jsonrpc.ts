@@ -17,8 +17,12 @@ export interface JsonRpcMessage {
 }
 
 export const INTERNAL_ERROR = -32603;
+export const INVALID_PARAMS = -32602;
 export const INVALID_REQUEST = -32600;
 export const PARSE_ERROR = -32700;
+/** Implementation-defined server errors: a refused call (rate limit) and an upstream that took too long. */
+export const SERVER_ERROR = -32000;
+export const REQUEST_TIMEOUT = -32001;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

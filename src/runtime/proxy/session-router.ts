@@ -1,3 +1,4 @@
+import { formatDuration } from '../../core/config/duration.js';
 import {
   errorResponse,
   INTERNAL_ERROR,
@@ -6,21 +7,29 @@ import {
   isRequest,
   isResponse,
   metaOf,
+  REQUEST_TIMEOUT,
   type JsonRpcId,
   type JsonRpcMessage,
 } from './jsonrpc.js';
 
-/** Where the messages for one client request go (its HTTP response). */
+/** Where the messages for one client request go (its HTTP response or its session's stream). */
 export interface ReplySink {
-  /** A message that belongs to the request but is not its answer (progress). */
-  notify: (message: JsonRpcMessage) => void;
+  /**
+   * A message that belongs to the request but is not its answer (progress, server requests);
+   * false when the client cannot be reached that way.
+   */
+  notify: (message: JsonRpcMessage) => boolean;
   answer: (message: JsonRpcMessage) => void;
 }
 
 export interface RouterSession {
   readonly id: string;
-  /** The session's standalone stream (GET /mcp), when open. */
+  /** The session's stream for messages not tied to a request (GET /mcp, or the SSE stream), when open. */
   stream?: ((message: JsonRpcMessage) => void) | undefined;
+  /** Closes the session's open streams; called when the session ends. */
+  end?: (() => void) | undefined;
+  /** When the client was last heard from or last answered (clock ms), for the idle timeout. */
+  lastSeen?: number;
 }
 
 interface ClientPending {
@@ -28,9 +37,11 @@ interface ClientPending {
   session: RouterSession;
   originalId: JsonRpcId;
   sink: ReplySink;
+  deadline: number;
   progressToken?: { upstream: string; original: JsonRpcId };
 }
 
+/** The proxy's own initialize: no read timeout, since it also waits for the server process to start. */
 interface InternalPending {
   kind: 'internal';
   resolve: (message: JsonRpcMessage) => void;
@@ -40,6 +51,11 @@ type Pending = ClientPending | InternalPending;
 
 export interface SessionRouterOptions {
   send: (message: JsonRpcMessage) => void;
+  /** A request with no upstream answer after this long is answered with an error and cancelled. */
+  readTimeoutMs?: number;
+  /** A session with nothing in flight and no message for this long is ended by sweep(). */
+  sessionTtlMs?: number;
+  clock?: () => number;
 }
 
 const idKey = (id: JsonRpcId): string => `${typeof id}:${String(id)}`;
@@ -50,16 +66,27 @@ const idKey = (id: JsonRpcId): string => `${typeof id}:${String(id)}`;
  */
 export class SessionRouter {
   readonly #send: (message: JsonRpcMessage) => void;
+  readonly #readTimeoutMs: number;
+  readonly #sessionTtlMs: number;
+  readonly #clock: () => number;
   readonly #sessions = new Map<string, RouterSession>();
+  /** In send order, so client request deadlines ascend and the oldest request in flight comes first. */
   readonly #pending = new Map<number, Pending>();
   readonly #byClientId = new Map<string, Map<string, number>>();
   readonly #progress = new Map<string, ClientPending>();
   #nextId = 1;
   #init: Promise<JsonRpcMessage> | undefined;
+  /** The first successful initialize, replayed to a restarted server. */
+  #firstInit: JsonRpcMessage | undefined;
+  /** Messages held back while a restarted server is initialized again. */
+  #held: JsonRpcMessage[] | undefined;
   #down: string | undefined;
 
   constructor(options: SessionRouterOptions) {
     this.#send = options.send;
+    this.#readTimeoutMs = options.readTimeoutMs ?? Infinity;
+    this.#sessionTtlMs = options.sessionTtlMs ?? Infinity;
+    this.#clock = options.clock ?? Date.now;
   }
 
   get downReason(): string | undefined {
@@ -71,6 +98,7 @@ export class SessionRouter {
   }
 
   addSession(session: RouterSession): void {
+    session.lastSeen = this.#clock();
     this.#sessions.set(session.id, session);
     this.#byClientId.set(session.id, new Map());
   }
@@ -87,11 +115,13 @@ export class SessionRouter {
     for (const upstreamId of this.#byClientId.get(id)?.values() ?? []) {
       const pending = this.#pending.get(upstreamId);
       if (pending?.kind !== 'client') continue;
-      this.#send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: upstreamId, reason: 'session ended' } });
+      this.#cancelUpstream(upstreamId, 'session ended');
       this.#settle(upstreamId, pending);
       pending.sink.answer(errorResponse(pending.originalId, INTERNAL_ERROR, 'session ended'));
     }
     this.#byClientId.delete(id);
+    session.stream = undefined;
+    session.end?.();
     return true;
   }
 
@@ -101,54 +131,72 @@ export class SessionRouter {
    */
   initialize(request: JsonRpcMessage & { id: JsonRpcId }): Promise<JsonRpcMessage> {
     if (this.#init === undefined) {
-      const upstreamId = this.#nextId++;
-      const attempt = new Promise<JsonRpcMessage>((resolve) => {
-        this.#pending.set(upstreamId, { kind: 'internal', resolve });
-      }).then((answer) => {
-        if (answer.error !== undefined) this.#init = undefined;
-        else this.#send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const attempt = this.#internal(request).then((answer) => {
+        if (answer.error !== undefined) {
+          this.#init = undefined;
+        } else {
+          this.#firstInit = request;
+          this.#send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        }
         return answer;
       });
       this.#init = attempt;
-      if (this.#down !== undefined) this.#failAll(this.#down);
-      else this.#send({ ...request, id: upstreamId });
     }
     return this.#init.then((answer) => ({ ...answer, id: request.id }));
   }
 
+  /** Sends a request of the proxy's own (initialize), answered through the returned promise. */
+  #internal(request: JsonRpcMessage): Promise<JsonRpcMessage> {
+    const upstreamId = this.#nextId++;
+    const answered = new Promise<JsonRpcMessage>((resolve) => {
+      this.#pending.set(upstreamId, { kind: 'internal', resolve });
+    });
+    if (this.#down !== undefined) this.#failAll(this.#down);
+    else this.#send({ ...request, id: upstreamId });
+    return answered;
+  }
+
   /** A client request other than initialize. */
   request(session: RouterSession, request: JsonRpcMessage & { id: JsonRpcId; method: string }, sink: ReplySink): void {
+    const now = this.#clock();
+    session.lastSeen = now;
     if (this.#down !== undefined) {
       sink.answer(errorResponse(request.id, INTERNAL_ERROR, `MCP server is not running: ${this.#down}`));
       return;
     }
     const upstreamId = this.#nextId++;
-    const pending: ClientPending = { kind: 'client', session, originalId: request.id, sink };
+    const pending: ClientPending = { kind: 'client', session, originalId: request.id, sink, deadline: now + this.#readTimeoutMs };
     let params = request.params;
     const token = metaOf(params)?.progressToken;
     if (isJsonRpcId(token)) {
-      const upstreamToken = `p${upstreamId}`;
+      const upstreamToken = `p${String(upstreamId)}`;
       pending.progressToken = { upstream: upstreamToken, original: token };
       this.#progress.set(upstreamToken, pending);
       params = { ...params, _meta: { ...metaOf(params), progressToken: upstreamToken } };
     }
     this.#pending.set(upstreamId, pending);
     this.#byClientId.get(session.id)?.set(idKey(request.id), upstreamId);
-    this.#send({ ...request, id: upstreamId, ...(params === undefined ? {} : { params }) });
+    this.#forward({ ...request, id: upstreamId, ...(params === undefined ? {} : { params }) });
   }
 
   /** A client notification or a client's answer to a server request. */
   clientMessage(session: RouterSession, message: JsonRpcMessage): void {
+    session.lastSeen = this.#clock();
     if (this.#down !== undefined) return;
     if (message.method === 'notifications/initialized') return; // sent once by the router itself
     if (message.method === 'notifications/cancelled') {
       const requestId = message.params?.requestId;
       const upstreamId = isJsonRpcId(requestId) ? this.#byClientId.get(session.id)?.get(idKey(requestId)) : undefined;
       if (upstreamId === undefined) return;
-      this.#send({ ...message, params: { ...message.params, requestId: upstreamId } });
+      this.#forward({ ...message, params: { ...message.params, requestId: upstreamId } });
       return;
     }
-    this.#send(message);
+    this.#forward(message);
+  }
+
+  #forward(message: JsonRpcMessage): void {
+    if (this.#held !== undefined) this.#held.push(message);
+    else this.#send(message);
   }
 
   /** A message from the upstream server. */
@@ -158,8 +206,13 @@ export class SessionRouter {
       const pending = typeof upstreamId === 'number' ? this.#pending.get(upstreamId) : undefined;
       if (pending === undefined || typeof upstreamId !== 'number') return;
       this.#settle(upstreamId, pending);
-      if (pending.kind === 'internal') pending.resolve(message);
-      else pending.sink.answer({ ...message, id: pending.originalId });
+      if (pending.kind === 'internal') {
+        pending.resolve(message);
+        return;
+      }
+      pending.session.lastSeen = this.#clock();
+      message.id = pending.originalId;
+      pending.sink.answer(message);
       return;
     }
     if (isRequest(message)) {
@@ -182,7 +235,13 @@ export class SessionRouter {
       this.#send({ jsonrpc: '2.0', id: message.id, result: {} });
       return;
     }
-    // Without a request to relate it to, the first session that listens answers it.
+    // Sampling, elicitation and roots requests are almost always made while serving a tool call,
+    // so the client with the newest request in flight is the one that asked.
+    const inFlight = [...this.#pending.values()];
+    for (let i = inFlight.length - 1; i >= 0; i--) {
+      const pending = inFlight[i];
+      if (pending?.kind === 'client' && pending.sink.notify(message)) return;
+    }
     for (const session of this.#sessions.values()) {
       if (session.stream !== undefined) {
         session.stream(message);
@@ -199,16 +258,65 @@ export class SessionRouter {
     if (pending.progressToken !== undefined) this.#progress.delete(pending.progressToken.upstream);
   }
 
+  #cancelUpstream(upstreamId: number, reason: string): void {
+    this.#forward({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: upstreamId, reason } });
+  }
+
+  /**
+   * Answers requests that outlived the read timeout (and cancels them upstream), then ends
+   * sessions idle for longer than the session TTL. Called periodically.
+   */
+  sweep(now = this.#clock()): void {
+    for (const [upstreamId, pending] of this.#pending) {
+      if (pending.kind === 'internal') continue;
+      if (pending.deadline > now) break;
+      this.#settle(upstreamId, pending);
+      const message = `upstream did not answer within ${formatDuration(this.#readTimeoutMs)}`;
+      this.#cancelUpstream(upstreamId, 'proxy read timeout');
+      pending.sink.answer(errorResponse(pending.originalId, REQUEST_TIMEOUT, message));
+    }
+    for (const session of this.#sessions.values()) {
+      if ((session.lastSeen ?? now) + this.#sessionTtlMs > now) continue;
+      if ((this.#byClientId.get(session.id)?.size ?? 0) > 0) continue;
+      this.removeSession(session.id);
+    }
+  }
+
   /** The upstream process is gone: every request in flight gets a JSON-RPC error. */
   serverDown(reason: string): void {
     this.#down = reason;
+    this.#held = undefined;
     this.#failAll(reason);
   }
 
+  /**
+   * A fresh server process replaces the old one. Nothing is sent to it before it has been
+   * initialized with the first client's initialize request, so existing sessions carry on.
+   */
+  serverRestarted(): void {
+    this.#failAll(this.#down ?? 'restarted');
+    this.#down = undefined;
+    const first = this.#firstInit;
+    if (first === undefined) return;
+    const held: JsonRpcMessage[] = [];
+    this.#held = held;
+    void this.#internal(first).then((answer) => {
+      // Superseded: this process died or was replaced, and whoever did that has failed everything.
+      if (this.#held !== held) return;
+      this.#held = undefined;
+      if (answer.error !== undefined) {
+        this.serverDown(`initialize failed: ${answer.error.message}`);
+        return;
+      }
+      this.#send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      for (const message of held) this.#send(message);
+    });
+  }
+
   #failAll(reason: string): void {
+    const message = `MCP server is not running: ${reason}`;
     for (const [upstreamId, pending] of [...this.#pending]) {
       this.#settle(upstreamId, pending);
-      const message = `MCP server is not running: ${reason}`;
       if (pending.kind === 'internal') pending.resolve(errorResponse(upstreamId, INTERNAL_ERROR, message));
       else pending.sink.answer(errorResponse(pending.originalId, INTERNAL_ERROR, message));
     }

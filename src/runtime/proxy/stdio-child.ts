@@ -17,7 +17,8 @@ export interface StdioChildHandlers {
 /** An MCP server process speaking newline-delimited JSON-RPC on stdin/stdout. */
 export class StdioChild {
   readonly #proc: ChildProcess;
-  #buffer = '';
+  /** The pieces of a line still waiting for its newline; only new chunks are searched, so a big message costs linear time. */
+  #partial: string[] = [];
   #exited = false;
   readonly #exitPromise: Promise<void>;
 
@@ -29,16 +30,7 @@ export class StdioChild {
       cwd: cmd.cwd,
     });
     this.#proc.stdout?.setEncoding('utf8');
-    this.#proc.stdout?.on('data', (chunk: string) => {
-      this.#buffer += chunk;
-      let nl = this.#buffer.indexOf('\n');
-      while (nl !== -1) {
-        const line = this.#buffer.slice(0, nl).trim();
-        this.#buffer = this.#buffer.slice(nl + 1);
-        if (line !== '') this.#handleLine(line, handlers);
-        nl = this.#buffer.indexOf('\n');
-      }
-    });
+    this.#proc.stdout?.on('data', (chunk: string) => this.#receive(chunk, handlers));
     this.#proc.stderr?.setEncoding('utf8');
     this.#proc.stderr?.on('data', (chunk: string) => handlers.onStderr?.(chunk));
     // Writes racing a dying process fail with EPIPE; the exit handler reports the real cause.
@@ -55,6 +47,20 @@ export class StdioChild {
         finish(signal !== null ? `killed by ${signal}` : `exited with code ${String(code)}`),
       );
     });
+  }
+
+  #receive(chunk: string, handlers: StdioChildHandlers): void {
+    let start = 0;
+    let nl = chunk.indexOf('\n');
+    while (nl !== -1) {
+      this.#partial.push(chunk.slice(start, nl));
+      const line = this.#partial.join('').trim();
+      this.#partial = [];
+      if (line !== '') this.#handleLine(line, handlers);
+      start = nl + 1;
+      nl = chunk.indexOf('\n', start);
+    }
+    if (start < chunk.length) this.#partial.push(chunk.slice(start));
   }
 
   #handleLine(line: string, handlers: StdioChildHandlers): void {

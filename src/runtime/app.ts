@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import type { HttpApp } from '../core/http/app.js';
+import { createRuntimeHttpApp } from './http/app.js';
+import { createRuntimeServices, type RuntimeServices, type RuntimeServicesOptions } from './services.js';
+
+export interface RuntimeAppOptions extends RuntimeServicesOptions {
+  /** The host `runtime serve` listens on (default 127.0.0.1); the rebinding guard admits it. */
+  boundHost?: string;
+  /** When set, every route but /health needs `Authorization: Bearer <token>`. */
+  token?: string | undefined;
+}
+
+export interface RuntimeApp extends RuntimeServices {
+  http: HttpApp;
+  close: () => Promise<void>;
+}
+
+export const RUNTIME_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/**
+ * Wires the local runtime API: files, services and the supervisor launcher behind the HTTP routes.
+ * Workloads outlive the app: closing it stops serving, never the supervisors.
+ */
+export async function buildRuntimeApp(options: RuntimeAppOptions): Promise<RuntimeApp> {
+  const services = createRuntimeServices(options);
+  const http = await createRuntimeHttpApp({
+    logger: options.logger,
+    version: RUNTIME_VERSION,
+    workloads: services.workloads,
+    groups: services.groups,
+    boundHost: options.boundHost ?? '127.0.0.1',
+    token: options.token,
+  });
+  return { ...services, http, close: () => http.close() };
+}

@@ -1,0 +1,46 @@
+import { join } from 'node:path';
+import { createGoRuntime } from './go.js';
+import { createNpxRuntime } from './npx.js';
+import { createUnavailableOciRuntime } from './oci.js';
+import { parseProtocolImage } from './schemes.js';
+import type { CommandRunner, PackageRuntime, PackageRuntimes } from './types.js';
+import { createUvxRuntime } from './uvx.js';
+
+export interface PackageRuntimesOptions {
+  /** `paths.cache`. */
+  cacheDir: string;
+  /** Environment of the installers (PATH is where toolchains are looked for). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Relative `npx://./dir` paths resolve against it. */
+  cwd: string;
+  npm?: { path?: string; registry?: string };
+  nodePath?: string;
+  run?: CommandRunner;
+  /** A container engine for OCI references; none by default. */
+  oci?: PackageRuntime;
+}
+
+export function createPackageRuntimes(options: PackageRuntimesOptions): PackageRuntimes {
+  const byScheme = {
+    npx: createNpxRuntime({
+      cacheDir: join(options.cacheDir, 'npm'),
+      env: options.env,
+      cwd: options.cwd,
+      ...(options.nodePath !== undefined && { nodePath: options.nodePath }),
+      ...(options.npm?.path !== undefined && { npm: options.npm.path }),
+      ...(options.npm?.registry !== undefined && { registry: options.npm.registry }),
+      ...(options.run !== undefined && { run: options.run }),
+    }),
+    uvx: createUvxRuntime({ cacheDir: join(options.cacheDir, 'python'), env: options.env, ...(options.run !== undefined && { run: options.run }) }),
+    go: createGoRuntime({ cacheDir: join(options.cacheDir, 'go'), env: options.env, ...(options.run !== undefined && { run: options.run }) }),
+  };
+  const oci = options.oci ?? createUnavailableOciRuntime();
+  return {
+    forImage: (image) => {
+      const parsed = parseProtocolImage(image);
+      return parsed === undefined ? oci : byScheme[parsed.scheme];
+    },
+  };
+}
+
+export type { CommandRunner, PackageRuntime, PackageRuntimes, ResolvedCommand } from './types.js';

@@ -1,0 +1,39 @@
+import type { RuntimeConfig } from '../workloads/schemas.js';
+
+/** How to start a prepared server process: no shell, so arguments are never interpreted. */
+export interface ResolvedCommand {
+  command: string;
+  args: string[];
+  cwd?: string;
+  /** Variables the package itself needs (a venv's VIRTUAL_ENV); the workload's own env comes on top. */
+  env?: Record<string, string>;
+}
+
+/**
+ * One way of turning an `image` into a runnable process: a protocol scheme installed with a
+ * toolchain (npx://, uvx://, go://), or a container engine for OCI references. A Docker-API engine
+ * is another implementation of this interface.
+ */
+export interface PackageRuntime {
+  readonly scheme: 'npx' | 'uvx' | 'go' | 'oci';
+  /**
+   * Installs what `image` needs, once: later calls reuse the cache. Throws InvalidInputError when the
+   * image cannot run here (a missing toolchain, an unknown package), saying what to do about it.
+   */
+  prepare: (image: string, runtimeConfig: RuntimeConfig | undefined) => Promise<void>;
+  /** The command that runs a prepared `image`. */
+  resolve: (image: string, runtimeConfig: RuntimeConfig | undefined) => Promise<ResolvedCommand>;
+}
+
+export interface PackageRuntimes {
+  /** The runtime for an image: by its scheme, else the container engine. */
+  forImage: (image: string) => PackageRuntime;
+}
+
+export interface RunOptions {
+  cwd?: string;
+  env: Record<string, string>;
+}
+
+/** Runs an installer to completion; rejects with the tail of its output when it fails. */
+export type CommandRunner = (command: string, args: readonly string[], options: RunOptions) => Promise<void>;
