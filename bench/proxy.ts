@@ -31,6 +31,7 @@ import type { ClientOptions, ClientReady, ClientRequest, ClientSlice, ClientTarg
 import type { HostMemory, HostOptions, HostReady, HostRequest } from './proxy-host.js';
 import { startWorker, type WorkerProcess } from './proxy-ipc.js';
 import { MCP_PROXY_FLAGS, startMcpProxy } from './proxy-mcp-proxy.js';
+import { measureWorkloads, type WorkloadFigures } from './proxy-workload.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = new URL('./results/proxy.json', import.meta.url).pathname;
@@ -48,7 +49,7 @@ const MODES: Record<Mode, { clients: number; warmupCalls: number; calls: number 
 const SLICES = 10;
 /** Untimed calls per client before every slice: the way's connections idled while the others ran. */
 const SLICE_WARMUP = 3;
-const TARGETS = { floorRatio: 0.7, mcpProxyRatio: 3, p50OverFloorMs: 0.5 };
+const TARGETS = { floorRatio: 0.7, mcpProxyRatio: 3, p50OverFloorMs: 0.5, createToRunningMs: 3000, supervisorRssMiB: 80 };
 
 type Way = 'direct' | 'floor' | 'mcpProxy' | 'toolyard';
 const WAY_LABELS: Record<Way, string> = { direct: 'direct', floor: 'HTTP floor', mcpProxy: 'mcp-proxy', toolyard: 'Toolyard' };
@@ -214,7 +215,7 @@ function ratios(ways: Record<Way, WayResult>, mode: Mode): Ratios {
   };
 }
 
-function assess(byMode: Record<Mode, Ratios>): Targets {
+function assess(byMode: Record<Mode, Ratios>, workloads: WorkloadFigures): Targets {
   const targets: Targets = {};
   for (const mode of MODE_NAMES) {
     const r = byMode[mode];
@@ -225,6 +226,9 @@ function assess(byMode: Record<Mode, Ratios>): Targets {
   // latency a proxy adds to one call shows without it.
   const { p50OverFloorMs } = byMode.sequential;
   targets['sequential.p50OverFloor'] = { target: `sequential: Toolyard p50 - floor p50 <= ${TARGETS.p50OverFloorMs} ms`, value: p50OverFloorMs, met: p50OverFloorMs <= TARGETS.p50OverFloorMs };
+  const { median } = workloads.createToRunningMs;
+  targets['workload.createToRunning'] = { target: `create -> running (median of ${String(workloads.createToRunningMs.runs.length)}) <= ${String(TARGETS.createToRunningMs)} ms`, value: median, met: median <= TARGETS.createToRunningMs };
+  targets['workload.supervisorRss'] = { target: `supervisor RSS after 2,000 calls <= ${String(TARGETS.supervisorRssMiB)} MiB`, value: workloads.supervisorRssMiB, met: workloads.supervisorRssMiB <= TARGETS.supervisorRssMiB };
   return targets;
 }
 
@@ -246,9 +250,11 @@ function table(ways: Record<Way, WayResult>): string[] {
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0] ?? 0;
   const measured = await measure();
+  log('workloads: create -> running, supervisor memory');
+  const workloads = await measureWorkloads();
   const loadAfter = loadavg()[0] ?? 0;
   const byMode: Record<Mode, Ratios> = { sequential: ratios(measured.ways, 'sequential'), concurrent: ratios(measured.ways, 'concurrent') };
-  const targets = assess(byMode);
+  const targets = assess(byMode, workloads);
   const errors = sum(Object.values(measured.ways).map((way) => way.sequential.errors + way.concurrent.errors));
   const report = {
     date: new Date().toISOString(),
@@ -261,6 +267,7 @@ async function main(): Promise<void> {
     ways: measured.ways,
     ratios: byMode,
     memory: measured.memory,
+    workloads,
     targets,
     totalSeconds: round((performance.now() - started) / 1000, 1),
   };
@@ -276,6 +283,7 @@ async function main(): Promise<void> {
     }),
     `  memory after the run: Toolyard host RSS ${show(toolyardHost.afterRssMiB)} (${show(toolyardHost.readyRssMiB)} when ready, heap used ${show(toolyardHost.afterHeapUsedMiB)}); ` +
       `floor host RSS ${show(floorHost.afterRssMiB)}; mcp-proxy RSS ${show(mcpProxy.afterRssMiB)} (servers not counted)`,
+    `  workloads: create -> running ${workloads.createToRunningMs.runs.map(String).join(', ')} ms; supervisor RSS ${String(workloads.supervisorRssMiB)} MiB`,
     ...Object.values(targets).map((target) => `  ${target.met ? 'MET   ' : 'MISSED'} ${target.target}: ${String(target.value)}`),
   ];
   if (Math.max(loadBefore, loadAfter) > cpus().length) {

@@ -7,7 +7,7 @@ import { runtimePaths } from '../src/runtime/paths.js';
 /** The local runtime's OpenAPI document, generated from the route schemas of a throwaway app (nothing is written). */
 export async function runtimeOpenApiDocument(): Promise<unknown> {
   const home = join(tmpdir(), 'toolyard-openapi');
-  const app = await buildRuntimeApp({ paths: runtimePaths({}, home), env: {}, logger: silentLogger, cwd: home });
+  const app = await buildRuntimeApp({ paths: runtimePaths({}, home), env: {}, logger: silentLogger, cwd: home, home });
   try {
     return app.http.swagger();
   } finally {

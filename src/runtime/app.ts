@@ -28,6 +28,10 @@ export async function buildRuntimeApp(options: RuntimeAppOptions): Promise<Runti
     version: RUNTIME_VERSION,
     workloads: services.workloads,
     groups: services.groups,
+    registry: services.registry,
+    upgrades: services.upgrades,
+    clients: services.clients,
+    secrets: services.secrets,
     boundHost: options.boundHost ?? '127.0.0.1',
     token: options.token,
   });

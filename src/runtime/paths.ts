@@ -5,11 +5,11 @@ import { join } from 'node:path';
 export interface RuntimePaths {
   /** Run configurations and groups: `$XDG_STATE_HOME/toolyard/runtime`. */
   readonly state: string;
-  /** Statuses and logs: `$XDG_DATA_HOME/toolyard`. */
+  /** Statuses, logs and the encrypted secrets store: `$XDG_DATA_HOME/toolyard`. */
   readonly data: string;
   /** Installed packages (npm, Python venvs, Go binaries): `$XDG_CACHE_HOME/toolyard`. */
   readonly cache: string;
-  /** User configuration (registries, secrets settings): `$XDG_CONFIG_HOME/toolyard`. */
+  /** User configuration (registry, secrets provider and key file): `$XDG_CONFIG_HOME/toolyard`. */
   readonly config: string;
 }
 

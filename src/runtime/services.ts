@@ -1,13 +1,19 @@
+import { homedir } from 'node:os';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../core/clock.js';
+import { createClientService, type ClientService } from './clients/service.js';
+import { runningWorkload, withClientSync } from './clients/workload-sync.js';
 import { createPackageRuntimes, type PackageRuntimes } from './packages/index.js';
 import type { RuntimePaths } from './paths.js';
-import { createEnvironmentSecretReader } from './secrets/environment.js';
+import { createRegistryService, type RegistryService } from './registry/service.js';
+import { SHIPPED_CATALOG_PATH } from './registry/shipped.js';
+import { createSecretsService, type SecretsService } from './secrets/service.js';
 import { createGroupService, createGroupStore } from './workloads/groups.js';
 import { createSupervisorControl } from './workloads/launcher.js';
 import { createWorkloadService, type GroupService, type WorkloadService } from './workloads/service.js';
 import { createWorkloadStore, type WorkloadStore } from './workloads/store.js';
 import type { SupervisorControl } from './workloads/supervision.js';
+import { createUpgradeService, type UpgradeService } from './workloads/upgrades.js';
 
 export interface RuntimeServicesOptions {
   paths: RuntimePaths;
@@ -16,6 +22,8 @@ export interface RuntimeServicesOptions {
   logger: Logger;
   /** Relative `npx://./dir` images resolve against it. */
   cwd: string;
+  /** Where client applications keep their configuration (default: the user's home directory). */
+  home?: string;
   clock?: Clock;
   /** Replaces the detached supervisor processes (tests of route shapes). */
   supervisor?: SupervisorControl;
@@ -26,26 +34,47 @@ export interface RuntimeServices {
   store: WorkloadStore;
   workloads: WorkloadService;
   groups: GroupService;
+  registry: RegistryService;
+  upgrades: UpgradeService;
+  clients: ClientService;
+  secrets: SecretsService;
 }
 
 /**
  * The one library behind both the API and the CLI: both read and write the same files, so a
- * workload started by one is seen by the other.
+ * workload started by one is seen by the other, and both keep the client configuration files in step.
  */
 export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeServices {
   const { paths, env, logger } = options;
   const clock = options.clock ?? systemClock;
   const store = createWorkloadStore(paths);
   const groupStore = createGroupStore(paths);
+  const packages = options.packages ?? createPackageRuntimes({ cacheDir: paths.cache, env, cwd: options.cwd });
+  const secretsService = createSecretsService({ paths, env });
+  const secrets = secretsService.reader();
+  const registry = createRegistryService({ paths, clock, logger, shippedCatalogPath: SHIPPED_CATALOG_PATH });
   const workloads = createWorkloadService({
     store,
     groups: groupStore,
     supervisor: options.supervisor ?? createSupervisorControl({ store, clock, env }),
-    packages: options.packages ?? createPackageRuntimes({ cacheDir: paths.cache, env, cwd: options.cwd }),
-    secrets: createEnvironmentSecretReader(env),
+    packages,
+    secrets,
+    registry,
     paths,
     clock,
     logger,
   });
-  return { store, workloads, groups: createGroupService({ groups: groupStore, store, workloads }) };
+  const groups = createGroupService({ groups: groupStore, store, workloads });
+  const clients = createClientService({
+    paths,
+    home: options.home ?? homedir(),
+    platform: process.platform,
+    xdgConfigHome: env.XDG_CONFIG_HOME,
+    groups: groupStore,
+    workloads: { listRunning: async () => (await workloads.list({})).map(runningWorkload) },
+    logger,
+  });
+  const synced = withClientSync({ workloads, groups }, clients, logger);
+  const upgrades = createUpgradeService({ workloads: synced.workloads, registry, packages, secrets });
+  return { store, ...synced, registry, upgrades, clients, secrets: secretsService };
 }

@@ -67,6 +67,7 @@ export async function testRuntime(
     env,
     logger: silentLogger,
     cwd: dir,
+    home: join(dir, 'home'),
     ...(options.supervisor === 'fake' && { supervisor: fakeSupervisorControl(createWorkloadStore(paths)) }),
     ...(options.token !== undefined && { token: options.token }),
     ...(options.boundHost !== undefined && { boundHost: options.boundHost }),

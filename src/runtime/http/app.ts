@@ -4,7 +4,15 @@ import type { Logger } from 'pino';
 import { createHttpApp, type HttpApp } from '../../core/http/app.js';
 import { registerGroupRoutes } from '../workloads/group-routes.js';
 import { API_PREFIX, registerWorkloadRoutes } from '../workloads/routes.js';
+import { registerClientRoutes } from '../clients/routes.js';
+import type { ClientService } from '../clients/service.js';
+import { registerRegistryRoutes } from '../registry/routes.js';
+import type { RegistryService } from '../registry/service.js';
+import { registerSecretsRoutes } from '../secrets/routes.js';
+import type { SecretsService } from '../secrets/service.js';
 import type { GroupService, WorkloadService } from '../workloads/service.js';
+import { registerUpgradeRoutes } from '../workloads/upgrade-routes.js';
+import type { UpgradeService } from '../workloads/upgrades.js';
 import { registerHostGuard } from './host-guard.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { registerTokenAuth } from './token-auth.js';
@@ -14,6 +22,10 @@ export interface RuntimeHttpOptions {
   version: string;
   workloads: WorkloadService;
   groups: GroupService;
+  registry: RegistryService;
+  upgrades: UpgradeService;
+  clients: ClientService;
+  secrets: SecretsService;
   /** The host the server listens on; the DNS-rebinding guard admits it besides the loopback names. */
   boundHost: string;
   /** When set, every route but /health needs `Authorization: Bearer <token>`. */
@@ -47,6 +59,10 @@ export async function createRuntimeHttpApp(options: RuntimeHttpOptions): Promise
   app.get('/openapi.json', { schema: { tags, summary: 'This OpenAPI document', hide: true } }, () => app.swagger());
   registerWorkloadRoutes(app, options.workloads, options.logger);
   registerGroupRoutes(app, options.groups);
+  registerUpgradeRoutes(app, { upgrades: options.upgrades });
+  registerRegistryRoutes(app, { registry: options.registry });
+  registerClientRoutes(app, { clients: options.clients });
+  registerSecretsRoutes(app, { secrets: options.secrets });
   await app.ready();
   return app;
 }

@@ -1,3 +1,6 @@
+import { SecretsOperationNotSupportedError } from './errors.js';
+import { PROVIDER_CAPABILITIES, type SecretsProvider } from './types.js';
+
 /** Reads secret values by key. Callers keep values out of logs and responses; only keys travel. */
 export interface SecretReader {
   get: (name: string) => Promise<string | undefined>;
@@ -15,5 +18,21 @@ export function secretVariableName(name: string): string {
 export function createEnvironmentSecretReader(env: Readonly<Record<string, string | undefined>>): SecretReader {
   return {
     get: (name) => Promise.resolve(env[secretVariableName(name)]),
+  };
+}
+
+const readOnly = (operation: string): Promise<never> =>
+  Promise.reject(new SecretsOperationNotSupportedError(`the environment secrets provider cannot ${operation}: its secrets are the runtime's TOOLYARD_SECRET_<NAME> variables`));
+
+/** The environment as a provider: read-only, and it cannot list (the variables are not its to enumerate). */
+export function createEnvironmentSecretsProvider(env: Readonly<Record<string, string | undefined>>): SecretsProvider {
+  const reader = createEnvironmentSecretReader(env);
+  return {
+    type: 'environment',
+    capabilities: PROVIDER_CAPABILITIES.environment,
+    get: reader.get,
+    set: () => readOnly('write secrets'),
+    delete: () => readOnly('delete secrets'),
+    list: () => readOnly('list secrets'),
   };
 }

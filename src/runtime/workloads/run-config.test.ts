@@ -19,7 +19,7 @@ describe('run configuration rules', () => {
     expect(() => validateRequest({})).toThrow('give exactly one of image, url, or registry with server');
     expect(() => validateRequest({ image: 'npx://a', url: 'https://x' })).toThrow('give exactly one');
     expect(() => validateRequest({ registry: 'default', server: 'io.github.x/y' })).toThrow(
-      'registry references need a configured registry (not available yet)',
+      'registry references need a configured registry',
     );
     expect(() => validateRequest({ url: 'ftp://example.com/' })).toThrow('url must be an http or https URL');
   });

@@ -5,6 +5,7 @@ import { InvalidInputError } from '../../core/errors.js';
 import { goBinaryName } from '../packages/go.js';
 import { isProtocolImage, parseProtocolImage, splitVersion } from '../packages/schemes.js';
 import type { SecretReader } from '../secrets/environment.js';
+import type { RegistryOrigin } from './registry-source.js';
 import {
   PROXY_DEFAULTS,
   RUN_CONFIG_SCHEMA_VERSION,
@@ -21,15 +22,27 @@ const NEEDS_ENGINE = 'needs a container engine, and this runtime runs servers as
 
 export type WorkloadSource = { kind: 'package'; image: string } | { kind: 'remote'; url: URL };
 
-/** Exactly one of image, url, or registry + server; the registry form is not available yet. */
-export function sourceOf(request: WorkloadRequest): WorkloadSource {
+function checkOneSource(request: WorkloadRequest): void {
   const hasRegistry = request.registry !== undefined || request.server !== undefined;
   const given = [request.image !== undefined, request.url !== undefined, hasRegistry].filter(Boolean).length;
   if (given !== 1) throw new InvalidInputError('give exactly one of image, url, or registry with server');
-  if (hasRegistry) {
-    if (request.registry === undefined || request.server === undefined) throw new InvalidInputError('registry and server go together');
-    throw new InvalidInputError('registry references need a configured registry (not available yet)');
-  }
+}
+
+/** The `{registry, server}` a body names, or undefined when it gives an image or a url. */
+export function registryReferenceOf(request: WorkloadRequest): { registry: string; server: string } | undefined {
+  checkOneSource(request);
+  if (request.registry === undefined && request.server === undefined) return undefined;
+  if (request.registry === undefined || request.server === undefined) throw new InvalidInputError('registry and server go together');
+  if (request.server.trim() === '') throw new InvalidInputError('server is empty');
+  return { registry: request.registry, server: request.server };
+}
+
+/**
+ * Exactly one of image, url, or registry + server. A registry reference is made concrete first
+ * (registry-source.ts); reaching here with one means no registry is configured.
+ */
+export function sourceOf(request: WorkloadRequest): WorkloadSource {
+  if (registryReferenceOf(request) !== undefined) throw new InvalidInputError('registry references need a configured registry');
   if (request.image !== undefined) {
     if (request.image.trim() === '') throw new InvalidInputError('image is empty');
     return { kind: 'package', image: request.image };
@@ -74,7 +87,7 @@ function isEmpty(value: unknown): boolean {
   return typeof value === 'object' && Object.keys(value).length === 0;
 }
 
-function checkSchema(request: WorkloadRequest): void {
+export function checkSchema(request: WorkloadRequest): void {
   const first = Value.Errors(WorkloadRequest, request).First();
   if (first !== undefined) throw new InvalidInputError(`${first.path === '' ? 'body' : first.path}: ${first.message}`);
 }
@@ -182,6 +195,9 @@ export interface BuildRunConfigInput {
   targetPort: number;
   command: ServerCommand | undefined;
   createdAt: string;
+  /** The body as given, saved for details when `request` is a registry reference made concrete. */
+  body?: WorkloadRequest;
+  registry?: RegistryOrigin | undefined;
 }
 
 export function buildRunConfig(input: BuildRunConfigInput): RunConfig {
@@ -194,8 +210,8 @@ export function buildRunConfig(input: BuildRunConfigInput): RunConfig {
     group: input.group,
     image: source.kind === 'package' ? source.image : '',
     remote_url: source.kind === 'remote' ? source.url.href : '',
-    registry_url: '',
-    registry_server_name: '',
+    registry_url: input.registry?.url ?? '',
+    registry_server_name: input.registry?.entry.server ?? '',
     cmd_args: request.cmd_arguments ?? [],
     env_vars: request.env_vars ?? {},
     secrets: request.secrets ?? [],
@@ -224,6 +240,7 @@ export function buildRunConfig(input: BuildRunConfigInput): RunConfig {
     middleware_configs: [],
     created_at: input.createdAt,
     ...(input.command !== undefined && { command: input.command }),
-    request: { ...request, name: input.name, group: input.group },
+    request: { ...(input.body ?? request), name: input.name, group: input.group },
+    ...(input.registry !== undefined && { registry_entry: input.registry.entry }),
   };
 }

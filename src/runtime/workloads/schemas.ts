@@ -160,6 +160,38 @@ export const ServerCommand = Type.Object({
 });
 export type ServerCommand = Static<typeof ServerCommand>;
 
+const Declaration = {
+  name: Type.String(),
+  description: Type.String(),
+  required: Type.Boolean(),
+  secret: Type.Boolean(),
+  default: Type.String(),
+};
+export const EnvVarDeclarationSchema = Type.Object(Declaration);
+
+/**
+ * The parts of a catalog entry that shape a workload, kept in its run configuration
+ * (`registry_entry`): edits resolve against the version that runs, and upgrade checks compare the
+ * catalog's newest entry with it.
+ */
+export const RegistryEntry = Type.Object({
+  registry: Type.String(),
+  /** The entry's name in the catalog (the run configuration's registry_server_name). */
+  server: Type.String(),
+  version: Type.String(),
+  remote: Type.Boolean(),
+  /** npx://, uvx://, go:// or an OCI reference; empty for a remote server. */
+  image: Type.String(),
+  /** Empty for a server run here. */
+  url: Type.String(),
+  transport: Type.Union([Type.Literal('stdio'), Type.Literal('streamable-http'), Type.Literal('sse')]),
+  args: Type.Array(Type.String()),
+  env_vars: Type.Array(EnvVarDeclarationSchema),
+  headers: Type.Array(Type.Object(Declaration)),
+  permissions: Type.Record(Type.String(), Type.Unknown()),
+});
+export type RegistryEntry = Static<typeof RegistryEntry>;
+
 /**
  * What `export` returns and what the supervisor runs from: everything needed to start the workload
  * again, with secrets as references only.

@@ -127,7 +127,7 @@ describe('workload service (fake supervisor, real npm against a fake registry)',
     await expect(service.create({ image: 'ghcr.io/acme/server:1.0' })).rejects.toThrow(
       'OCI images need a container engine (Docker or Podman API); none is configured on this runtime',
     );
-    await expect(service.create({ registry: 'default', server: 'io.github.acme/weather' })).rejects.toThrow(/not available yet/);
+    await expect(service.create({ registry: 'default', server: 'io.github.acme/weather' })).rejects.toThrow('registry references need a configured registry');
     expect((await service.list({ all: true })).map((summary) => summary.name)).toEqual(['mem']);
   });
 

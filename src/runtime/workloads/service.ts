@@ -5,11 +5,23 @@ import type { Clock } from '../../core/clock.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import type { PackageRuntimes } from '../packages/types.js';
 import type { RuntimePaths } from '../paths.js';
+import type { RegistryLookup } from '../registry/types.js';
 import type { SecretReader } from '../secrets/environment.js';
 import { readLastLines } from '../state/files.js';
 import { DEFAULT_GROUP, type GroupStore } from './groups.js';
 import { createPortAllocator, type PortAllocator } from './ports.js';
-import { baseName, buildRunConfig, candidateName, missingSecrets, transportOf, validateRequest, type WorkloadSource } from './run-config.js';
+import { applyEntry, entryWorkloadName, findEntry, registryEntryOf, type RegistryEntry, type RegistryOrigin } from './registry-source.js';
+import {
+  baseName,
+  buildRunConfig,
+  candidateName,
+  checkSchema,
+  missingSecrets,
+  registryReferenceOf,
+  transportOf,
+  validateRequest,
+  type WorkloadSource,
+} from './run-config.js';
 import type { CreatedWorkload, RunConfig, ServerCommand, StatusRecord, WorkloadRequest, WorkloadStatus, WorkloadSummary } from './schemas.js';
 import { isActive, observeStatus, summaryOf } from './status-view.js';
 import type { LogKind, WorkloadStore } from './store.js';
@@ -29,12 +41,25 @@ export interface WorkloadListQuery {
 /** Workload details: the create body as saved, with the name and group filled in. */
 export type WorkloadDetails = WorkloadRequest & { name: string; group: string };
 
+export interface UpdateOptions {
+  /**
+   * Resolve a `{registry, server}` body against this entry (an upgrade's candidate) instead of the
+   * entry the workload was made from.
+   */
+  entry?: RegistryEntry;
+}
+
 export interface WorkloadService {
   create: (request: WorkloadRequest) => Promise<CreatedWorkload>;
   list: (query: WorkloadListQuery) => Promise<WorkloadSummary[]>;
   get: (name: string) => Promise<WorkloadDetails>;
   exportConfig: (name: string) => Promise<RunConfig>;
-  update: (name: string, request: WorkloadRequest) => Promise<CreatedWorkload>;
+  /**
+   * Replaces the configuration (the port is kept) and restarts a running workload. A registry body
+   * naming the same server resolves against the entry the workload was made from, so an edit never
+   * changes the version that runs: upgrades do.
+   */
+  update: (name: string, request: WorkloadRequest, options?: UpdateOptions) => Promise<CreatedWorkload>;
   status: (name: string) => Promise<{ status: WorkloadStatus; status_context: string }>;
   /** The last 1000 lines of the server's output or of the supervisor and proxy log. */
   logs: (name: string, kind: LogKind) => Promise<string>;
@@ -70,6 +95,8 @@ export interface WorkloadServiceOptions {
   clock: Clock;
   logger: Logger;
   ports?: PortAllocator;
+  /** The configured registry; without it a `{registry, server}` body is a 400. */
+  registry?: RegistryLookup;
 }
 
 const LOG_LINES = 1000;
@@ -82,7 +109,7 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  * lock; the supervisor is never called with that lock held, since starting and stopping wait on a process.
  */
 export function createWorkloadService(options: WorkloadServiceOptions): WorkloadService {
-  const { store, groups, supervisor, packages, secrets, paths, clock, logger } = options;
+  const { store, groups, supervisor, packages, secrets, paths, clock, logger, registry } = options;
   const ports = options.ports ?? createPortAllocator();
   const workdir = (name: string): string => join(paths.data, 'workdirs', name);
   const now = (): string => clock.now().toISOString();
@@ -101,15 +128,47 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     return runtime.resolve(image, request.runtime_config);
   };
 
-  /** Checks that need no lock: the body, the secrets it references, its group; then installs the package. */
-  const prepare = async (request: WorkloadRequest, saved: RunConfig | undefined) => {
+  /** The entry a registry body resolves against: the given one, the one the workload was made from, or the catalog's newest. */
+  const registryOrigin = async (
+    reference: { registry: string; server: string },
+    saved: RunConfig | undefined,
+    given: RegistryEntry | undefined,
+  ): Promise<RegistryOrigin> => {
+    if (registry === undefined) throw new InvalidInputError('registry references need a configured registry');
+    const kept = saved === undefined ? undefined : registryEntryOf(saved);
+    const sameServer =
+      kept !== undefined &&
+      saved !== undefined &&
+      kept.registry === reference.registry &&
+      (saved.request.server === reference.server || kept.server === reference.server);
+    if (given === undefined && sameServer) return { url: saved.registry_url, entry: kept };
+    const entry = given ?? (await findEntry(registry, reference));
+    const described = await registry.describe(entry.registry);
+    return { url: described.url !== '' ? described.url : described.api_url, entry };
+  };
+
+  /** A registry body made concrete with its entry's defaults; any other body as it is. */
+  const concrete = async (request: WorkloadRequest, saved: RunConfig | undefined, given: RegistryEntry | undefined) => {
+    checkSchema(request);
+    const reference = registryReferenceOf(request);
+    if (reference === undefined) return { request, origin: undefined };
+    const origin = await registryOrigin(reference, saved, given);
+    return { request: await applyEntry(request, origin.entry, secrets), origin };
+  };
+
+  /**
+   * Checks that need no lock: the body (a registry body's required env vars included), the secrets
+   * it references, its group; then installs the package.
+   */
+  const prepare = async (body: WorkloadRequest, saved: RunConfig | undefined, given?: RegistryEntry) => {
+    const { request, origin } = await concrete(body, saved, given);
     const source = validateRequest(request, saved?.request);
     const missing = await missingSecrets(request, secrets);
     if (missing.length > 0) throw new InvalidInputError(`secrets not found: ${missing.join(', ')}`);
     const group = request.group ?? saved?.group ?? DEFAULT_GROUP;
     if (!(await groups.exists(group))) throw new InvalidInputError(`group ${group} does not exist`);
     const resolved = source.kind === 'package' ? await installAndResolve(source.image, request) : undefined;
-    return { source, group, resolved };
+    return { request, origin, source, group, resolved };
   };
 
   /** Ports held by the other workloads' configurations, whether they run or not. */
@@ -224,9 +283,9 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     await start(name);
   };
 
-  const create = async (request: WorkloadRequest): Promise<CreatedWorkload> => {
-    const { source, group, resolved } = await prepare(request, undefined);
-    const base = request.name ?? baseName(source);
+  const create = async (body: WorkloadRequest): Promise<CreatedWorkload> => {
+    const { request, origin, source, group, resolved } = await prepare(body, undefined);
+    const base = request.name ?? (origin === undefined ? baseName(source) : entryWorkloadName(origin.entry));
     for (let attempt = 1; attempt <= NAME_ATTEMPTS; attempt++) {
       const name = request.name ?? candidateName(base, attempt);
       const created = await store.withLock(name, async () => {
@@ -236,7 +295,7 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
         }
         const { port, targetPort } = await portsFor(name, request, source, undefined);
         const command = await serverCommand(name, resolved, request);
-        await store.writeConfig(buildRunConfig({ request, source, name, group, port, targetPort, command, createdAt: now() }));
+        await store.writeConfig(buildRunConfig({ request, body, registry: origin, source, name, group, port, targetPort, command, createdAt: now() }));
         await writeStatus(name, { status: 'starting', status_context: '' });
         return { name, port };
       });
@@ -247,16 +306,16 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     throw new ConflictError(`no free workload name after ${base}-${String(NAME_ATTEMPTS)}; choose a name`);
   };
 
-  const update = async (name: string, request: WorkloadRequest): Promise<CreatedWorkload> => {
+  const update = async (name: string, body: WorkloadRequest, updateOptions: UpdateOptions = {}): Promise<CreatedWorkload> => {
     const saved = await configOf(name);
-    if (request.name !== undefined && request.name !== name) throw new InvalidInputError('a workload cannot be renamed; create a new one');
-    const { source, group, resolved } = await prepare(request, saved);
+    if (body.name !== undefined && body.name !== name) throw new InvalidInputError('a workload cannot be renamed; create a new one');
+    const { request, origin, source, group, resolved } = await prepare(body, saved, updateOptions.entry);
     const wasActive = isActive((await observe(name)).status);
     const port = await store.withLock(name, async () => {
       const current = await configOf(name);
       const chosen = await portsFor(name, request, source, current);
       const command = await serverCommand(name, resolved, request);
-      const config = buildRunConfig({ request, source, name, group, ...chosen, command, createdAt: current.created_at });
+      const config = buildRunConfig({ request, body, registry: origin, source, name, group, ...chosen, command, createdAt: current.created_at });
       await store.writeConfig(config);
       return config.port;
     });

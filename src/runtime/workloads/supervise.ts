@@ -1,15 +1,16 @@
 import { systemClock } from '../../core/clock.js';
 import { runtimePaths } from '../paths.js';
-import { createEnvironmentSecretReader } from '../secrets/environment.js';
+import { createSecretsService } from '../secrets/service.js';
 import { createWorkloadStore } from './store.js';
 import { runSupervisor, terminationSignal } from './supervisor.js';
 
 /** Supervises one workload in this process until SIGTERM or SIGINT; resolves to the exit code. */
 export function superviseWorkload(name: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const paths = runtimePaths(env);
   return runSupervisor({
     name,
-    store: createWorkloadStore(runtimePaths(env)),
-    secrets: createEnvironmentSecretReader(env),
+    store: createWorkloadStore(paths),
+    secrets: createSecretsService({ paths, env }).reader(),
     clock: systemClock,
     env,
     stop: terminationSignal(),

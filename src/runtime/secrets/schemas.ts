@@ -1,0 +1,55 @@
+import { Type } from '@sinclair/typebox';
+import { PROVIDER_TYPES } from './types.js';
+
+const ProviderTypeSchema = Type.Union(
+  PROVIDER_TYPES.map((type) => Type.Literal(type)),
+  { description: 'encrypted (read, write, list, delete; the default), environment (read-only TOOLYARD_SECRET_<NAME>), 1password (read, list; needs OP_SERVICE_ACCOUNT_TOKEN)' },
+);
+
+export const SetupBody = Type.Object(
+  {
+    provider_type: ProviderTypeSchema,
+    password: Type.Optional(
+      Type.String({
+        minLength: 8,
+        maxLength: 1024,
+        description: 'encrypted only: the store password, kept in the OS keyring or the key file; the store is re-encrypted with it. Omitted: the current one, or a new random one.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SetupReply = Type.Object({ provider_type: ProviderTypeSchema, message: Type.String() });
+
+export const ProviderParams = Type.Object({ name: Type.String({ description: 'the secrets provider; the only one is default' }) });
+
+export const KeyParams = Type.Object({
+  name: ProviderParams.properties.name,
+  key: Type.String({ minLength: 1, maxLength: 512, description: 'the secret key' }),
+});
+
+export const ProviderDescription = Type.Object({
+  name: Type.String(),
+  provider_type: ProviderTypeSchema,
+  capabilities: Type.Object({ read: Type.Boolean(), write: Type.Boolean(), list: Type.Boolean(), delete: Type.Boolean() }),
+});
+
+export const KeyList = Type.Object({ keys: Type.Array(Type.Object({ key: Type.String() })) });
+
+const SecretValue = Type.String({ minLength: 1, maxLength: 64 * 1024, description: 'the secret value; never returned' });
+
+export const CreateKeyBody = Type.Object(
+  {
+    key: Type.String({
+      pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$',
+      description: 'Letters, digits, dot, dash and underscore; starts with a letter or digit; at most 128 characters.',
+    }),
+    value: SecretValue,
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateKeyBody = Type.Object({ value: SecretValue }, { additionalProperties: false });
+
+export const KeyReply = Type.Object({ key: Type.String(), message: Type.String() });
