@@ -28,6 +28,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force && rm -rf /tmp/* /root/.npm
 COPY --from=build /src/dist ./dist
 COPY bin ./bin
+COPY catalog ./catalog
 COPY deploy/docker/registry.yaml /etc/toolyard/registry.yaml
 RUN mkdir -p /var/lib/toolyard && chown 1000:1000 /var/lib/toolyard
 VOLUME ["/var/lib/toolyard"]

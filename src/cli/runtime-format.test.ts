@@ -9,6 +9,8 @@ describe('the create body of toolyard run', () => {
     expect(runRequest('uvx://mcp-server-fetch', [], none)).toEqual({ image: 'uvx://mcp-server-fetch' });
     expect(runRequest('HTTPS://mcp.example.com/mcp', [], none)).toEqual({ url: 'HTTPS://mcp.example.com/mcp' });
     expect(runRequest('io.github.example/weather', [], none)).toEqual({ registry: 'default', server: 'io.github.example/weather' });
+    expect(runRequest('ghcr.io/example/weather:1.2', [], none)).toEqual({ image: 'ghcr.io/example/weather:1.2' });
+    expect(runRequest('mcp/fetch@sha256:abc', [], none)).toEqual({ image: 'mcp/fetch@sha256:abc' });
   });
 
   it('carries the flags and the server arguments', () => {

@@ -15,9 +15,15 @@ export interface RunOptions {
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** `npx://`, `uvx://`, `go://` (or any scheme) is an image, http(s) a remote server, a bare name a registry server. */
+/**
+ * Catalog names are `fetch` or `io.github.example/fetch`; anything with a tag, a digest or more than
+ * one slash (`ghcr.io/org/server:1.2`) is an OCI image reference.
+ */
+const OCI_REFERENCE = /[:@]|\/.*\//;
+
 function target(what: string): Pick<WorkloadRequest, 'image' | 'url' | 'registry' | 'server'> {
   if (/^https?:\/\//i.test(what)) return { url: what };
-  if (what.includes('://')) return { image: what };
+  if (what.includes('://') || OCI_REFERENCE.test(what)) return { image: what };
   return { registry: 'default', server: what };
 }
 

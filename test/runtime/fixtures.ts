@@ -53,6 +53,8 @@ export function fakeSupervisorControl(store: WorkloadStore): SupervisorControl {
 export interface TestRuntime {
   app: RuntimeApp;
   env: Record<string, string>;
+  /** Where client applications keep their configuration files for this runtime. */
+  home: string;
   close: () => Promise<void>;
 }
 
@@ -62,12 +64,13 @@ export async function testRuntime(
 ): Promise<TestRuntime> {
   const { dir, env } = await runtimeEnv(options.env);
   const paths = runtimePaths(env);
+  const home = join(dir, 'home');
   const built = await buildRuntimeApp({
     paths,
     env,
     logger: silentLogger,
     cwd: dir,
-    home: join(dir, 'home'),
+    home,
     ...(options.supervisor === 'fake' && { supervisor: fakeSupervisorControl(createWorkloadStore(paths)) }),
     ...(options.token !== undefined && { token: options.token }),
     ...(options.boundHost !== undefined && { boundHost: options.boundHost }),
@@ -75,6 +78,7 @@ export async function testRuntime(
   return {
     app: built,
     env,
+    home,
     close: async () => {
       // supervisors are detached processes: remove every workload so none outlives the test
       const names = (await built.workloads.list({ all: true })).map((workload) => workload.name);

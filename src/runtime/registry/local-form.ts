@@ -24,6 +24,7 @@ function envVars(value: unknown): EnvVarDeclaration[] {
 function common(name: string, entry: Json) {
   return {
     name,
+    catalog_name: name,
     title: text(entry.title),
     description: text(entry.description),
     env_vars: envVars(entry.env_vars),

@@ -93,6 +93,7 @@ function common(server: Json, extras: Json) {
   const status = text(extras.status) || text(official.status);
   return {
     name: '',
+    catalog_name: text(server.name),
     title: text(server.title),
     description: text(server.description),
     tools: strings(extras.tools),

@@ -9,7 +9,13 @@ export interface EnvVarDeclaration {
 
 /** What container and remote server entries share. */
 interface ServerEntryBase {
+  /** The local entry name (the servers map key). */
   name: string;
+  /**
+   * The name in the catalog the entry came from (reverse-DNS for server.json records), which stays
+   * the same when another server later takes the short local name.
+   */
+  catalog_name: string;
   title: string;
   description: string;
   env_vars: EnvVarDeclaration[];

@@ -23,7 +23,7 @@ export function entryOf(registry: string, found: ServerLookup): RegistryEntry {
     const server = found.remote_server;
     return {
       registry,
-      server: server.name,
+      server: server.catalog_name || server.name,
       version: server.version,
       remote: true,
       image: '',
@@ -38,7 +38,7 @@ export function entryOf(registry: string, found: ServerLookup): RegistryEntry {
   const { server } = found;
   return {
     registry,
-    server: server.name,
+    server: server.catalog_name || server.name,
     version: server.version,
     remote: false,
     image: server.image,

@@ -42,6 +42,7 @@ export function createFakeRegistryLookup(): FakeRegistryLookup {
 export function containerEntry(name: string, image: string, fields: Partial<ContainerServerEntry> = {}): ContainerServerEntry {
   return {
     name,
+    catalog_name: name,
     title: name,
     description: `${name} for tests`,
     image,
@@ -65,6 +66,7 @@ export function containerEntry(name: string, image: string, fields: Partial<Cont
 export function remoteEntry(name: string, url: string, fields: Partial<RemoteServerEntry> = {}): RemoteServerEntry {
   return {
     name,
+    catalog_name: name,
     title: name,
     description: `${name} for tests`,
     url,

@@ -115,6 +115,7 @@ describe('workload service (fake supervisor, real npm against a fake registry)',
   it('refuses a taken name with 409, a busy port with 400, and says why an OCI image or a registry reference cannot run', async () => {
     await service.create({ name: 'mem', image: `npx://${localServer}` });
     await expect(service.create({ name: 'mem', image: `npx://${localServer}` })).rejects.toThrow(ConflictError);
+    await expect(service.create({ name: 'upgrade-check', image: `npx://${localServer}` })).rejects.toThrow('is another route');
     const busy: Server = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const address = busy.address();

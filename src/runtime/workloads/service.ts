@@ -101,6 +101,8 @@ export interface WorkloadServiceOptions {
 
 const LOG_LINES = 1000;
 const NAME_ATTEMPTS = 100;
+/** Names that the API's own routes take under /workloads/. */
+const RESERVED_NAMES = new Set(['upgrade-check']);
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -284,10 +286,14 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
   };
 
   const create = async (body: WorkloadRequest): Promise<CreatedWorkload> => {
+    if (body.name !== undefined && RESERVED_NAMES.has(body.name)) {
+      throw new InvalidInputError(`"${body.name}" cannot name a workload: /api/v1beta/workloads/${body.name} is another route`);
+    }
     const { request, origin, source, group, resolved } = await prepare(body, undefined);
     const base = request.name ?? (origin === undefined ? baseName(source) : entryWorkloadName(origin.entry));
     for (let attempt = 1; attempt <= NAME_ATTEMPTS; attempt++) {
       const name = request.name ?? candidateName(base, attempt);
+      if (RESERVED_NAMES.has(name)) continue;
       const created = await store.withLock(name, async () => {
         if ((await store.readConfig(name)) !== undefined) {
           if (request.name !== undefined) throw new ConflictError(`workload ${name} already exists`);
