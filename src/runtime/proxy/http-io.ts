@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { rebindingRefusal } from '../../core/net/rebinding.js';
 import { asJsonRpcMessage, errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcMessage } from './jsonrpc.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -67,4 +68,15 @@ export function readMessage(req: IncomingMessage, res: ServerResponse, limit: nu
     });
     req.on('error', () => resolve(undefined));
   });
+}
+
+/**
+ * MCP's transport rules require checking Origin against DNS rebinding: a web page must not reach a
+ * local MCP server through a name it re-pointed at this machine. Answers 403 and returns true when refused.
+ */
+export function refuseRebinding(req: IncomingMessage, res: ServerResponse, boundHost: string): boolean {
+  const refusal = rebindingRefusal(req.headers, { boundHost, anyHostOnWildcard: true, sameHostOrigins: false });
+  if (refusal === undefined) return false;
+  sendJson(res, 403, errorResponse(null, INVALID_REQUEST, refusal));
+  return true;
 }

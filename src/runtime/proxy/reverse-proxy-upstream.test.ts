@@ -64,7 +64,7 @@ describe('reverse proxy against small upstreams', () => {
       'POST',
       {
         host: 'localhost:9999',
-        origin: 'http://evil.example',
+        origin: 'http://localhost:6274',
         cookie: 'other-app=1',
         connection: 'keep-alive, x-hop',
         'x-hop': 'dropped',

@@ -9,7 +9,7 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { sendJson } from './http-io.js';
+import { refuseRebinding, sendJson } from './http-io.js';
 import { errorResponse, INTERNAL_ERROR, INVALID_REQUEST, type JsonRpcId } from './jsonrpc.js';
 import { createMcpMiddleware, type McpMiddleware } from './middleware.js';
 import { upstreamRequestHeaders } from './reverse-proxy-headers.js';
@@ -195,7 +195,9 @@ export function createReverseProxy(options: ReverseProxyOptions): WorkloadProxy 
     upReq.end(body);
   };
 
+  let boundHost = '127.0.0.1';
   const server = createServer((req, res) => {
+    if (refuseRebinding(req, res, boundHost)) return;
     if (req.method === 'GET' && (req.url ?? '/').split('?')[0] === '/health') {
       void health.check().then((up) => sendJson(res, up ? 200 : 503, { status: up ? 'ok' : 'down' }));
       return;
@@ -209,6 +211,7 @@ export function createReverseProxy(options: ReverseProxyOptions): WorkloadProxy 
     restartServer: () => undefined,
     listen: (port, listenHost) =>
       new Promise((resolve, reject) => {
+        boundHost = listenHost;
         server.once('error', reject);
         server.listen(port, listenHost, () => {
           const bound = (server.address() as AddressInfo).port;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createForward, type FrontEndContext } from './front-end.js';
-import { sendJson } from './http-io.js';
+import { refuseRebinding, sendJson } from './http-io.js';
 import { createMcpMiddleware } from './middleware.js';
 import { SessionRouter } from './session-router.js';
 import { createSseFront } from './sse-front.js';
@@ -65,7 +65,9 @@ export function createStdioProxy(options: StdioProxyOptions): WorkloadProxy {
   const sweeper = setInterval(() => router.sweep(), sweepInterval(policy.readTimeoutMs, policy.sessionTtlMs));
   sweeper.unref();
 
+  let boundHost = '127.0.0.1';
   const http = createServer((req, res) => {
+    if (refuseRebinding(req, res, boundHost)) return;
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
@@ -84,6 +86,7 @@ export function createStdioProxy(options: StdioProxyOptions): WorkloadProxy {
     },
     listen: (port, host) =>
       new Promise((resolve, reject) => {
+        boundHost = host;
         http.once('error', reject);
         http.listen(port, host, () => {
           const address = http.address() as AddressInfo;
