@@ -1,17 +1,24 @@
 import { open, stat } from 'node:fs/promises';
+import { readLastLines } from '../runtime/state/files.js';
 import { openRuntime } from './runtime-context.js';
 
 const POLL_MS = 250;
+const LOG_LINES = 1000;
 const CHUNK_BYTES = 1024 * 1024;
 
 /** Prints the last lines, then with `follow` whatever is appended, until Ctrl-C. */
 export async function logs(name: string, options: { proxy: boolean; follow: boolean }): Promise<void> {
   const { workloads, store } = openRuntime();
   const kind = options.proxy ? 'proxy' : 'server';
-  process.stdout.write(await workloads.logs(name, kind));
-  if (!options.follow) return;
+  if (!options.follow) {
+    process.stdout.write(await workloads.logs(name, kind));
+    return;
+  }
+  await workloads.status(name);
   const path = store.logPath(name, kind);
+  // Following starts exactly where the printed tail ends, so no line is lost or printed twice.
   let offset = await sizeOf(path);
+  process.stdout.write(await readLastLines(path, LOG_LINES, offset));
   const stopped = new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
   let fail: (error: unknown) => void = () => undefined;
   const failed = new Promise<never>((_resolve, reject) => (fail = reject));

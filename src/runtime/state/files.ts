@@ -61,8 +61,8 @@ export const jsonPath = (dir: string, name: string): string => join(dir, `${name
 
 const TAIL_CHUNK = 64 * 1024;
 
-/** The last `count` lines of a file, read backwards so a large log is not loaded whole; '' when absent. */
-export async function readLastLines(path: string, count: number): Promise<string> {
+/** The last `count` lines of a file (of its first `end` bytes when given), read backwards so a large log is not loaded whole; '' when absent. */
+export async function readLastLines(path: string, count: number, end?: number): Promise<string> {
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
@@ -72,7 +72,8 @@ export async function readLastLines(path: string, count: number): Promise<string
   }
   try {
     const chunks: Buffer[] = [];
-    let position = (await handle.stat()).size;
+    const size = (await handle.stat()).size;
+    let position = end === undefined ? size : Math.min(end, size);
     let newlines = 0;
     while (position > 0 && newlines <= count) {
       const length = Math.min(TAIL_CHUNK, position);
