@@ -26,12 +26,7 @@ export async function buildRuntimeApp(options: RuntimeAppOptions): Promise<Runti
   const http = await createRuntimeHttpApp({
     logger: options.logger,
     version: RUNTIME_VERSION,
-    workloads: services.workloads,
-    groups: services.groups,
-    registry: services.registry,
-    upgrades: services.upgrades,
-    clients: services.clients,
-    secrets: services.secrets,
+    services,
     boundHost: options.boundHost ?? '127.0.0.1',
     token: options.token,
   });

@@ -71,6 +71,12 @@ export const MCP_INSIGHTS = new URL('../../../shared/data/mcp-insights-servers.j
 export const UPSTREAM_EXAMPLE = new URL('../../../shared/data/toolhive-registry-server-upstream-registry.json', import.meta.url).pathname;
 export const EXAMPLE_CATALOG = new URL('../../examples/catalog.json', import.meta.url).pathname;
 
+/** A managed source to publish into, ahead of the example catalog, as `npm start` runs them. */
+export const INTERNAL_AND_EXAMPLES = [
+  { name: 'internal', managed: {} },
+  { name: 'examples', file: { path: EXAMPLE_CATALOG } },
+];
+
 /** No request of a suite may end in a 5xx: the app's own request counter says whether one did. */
 export async function expectNoServerErrors(app: TestRegistry): Promise<void> {
   const metrics = await app.http.inject({ method: 'GET', url: '/metrics' });

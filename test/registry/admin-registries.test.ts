@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
 import { testDatabaseTargets } from '../../src/core/db/testing.js';
-import { createTestRegistry, EXAMPLE_CATALOG, type TestRegistry, expectNoServerErrors } from '../helpers/registry.js';
+import { createTestRegistry, INTERNAL_AND_EXAMPLES, type TestRegistry, expectNoServerErrors } from '../helpers/registry.js';
 
 interface Registry {
   name: string;
@@ -53,10 +53,7 @@ describe.each(testDatabaseTargets())('admin API: registries ($name)', (target) =
       target,
       clock,
       config: {
-        sources: [
-          { name: 'internal', managed: {} },
-          { name: 'examples', file: { path: EXAMPLE_CATALOG } },
-        ],
+        sources: INTERNAL_AND_EXAMPLES,
         registries: [{ name: 'default', sources: ['internal', 'examples'], claims: { org: 'acme' } }],
       },
     });

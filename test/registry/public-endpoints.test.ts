@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRegistryApp, VERSION } from '../../src/registry/app.js';
 import type { RegistryDatabase } from '../../src/registry/db.js';
 import { REGISTRY_MIGRATION_TABLE } from '../../src/registry/migrations/index.js';
-import { createTestRegistry, EXAMPLE_CATALOG, registryConfig, type TestRegistry } from '../helpers/registry.js';
+import { createTestRegistry, EXAMPLE_CATALOG, INTERNAL_AND_EXAMPLES, registryConfig, type TestRegistry } from '../helpers/registry.js';
 
 const TEN_MIB = 10 * 1024 * 1024;
 
@@ -28,10 +28,7 @@ describe.each(testDatabaseTargets())('public endpoints and HTTP edges ($name)', 
     registry = await createTestRegistry({
       target,
       config: {
-        sources: [
-          { name: 'internal', managed: {} },
-          { name: 'examples', file: { path: EXAMPLE_CATALOG } },
-        ],
+        sources: INTERNAL_AND_EXAMPLES,
         registries: [{ name: 'default', sources: ['internal', 'examples'] }],
       },
     });

@@ -37,16 +37,21 @@ export interface RebindingPolicy {
   sameHostOrigins: boolean;
 }
 
-/** Why a request must be refused, or undefined when its Host and Origin name this machine. */
-export function rebindingRefusal(headers: { host?: string | undefined; origin?: string | undefined }, policy: RebindingPolicy): string | undefined {
+/**
+ * A check to run on every request: why it must be refused, or undefined when its Host and Origin
+ * name this machine. The policy is read once, so a request costs two lookups.
+ */
+export function createRebindingCheck(policy: RebindingPolicy): (headers: { host?: string | undefined; origin?: string | undefined }) => string | undefined {
   const bound = hostLiteral(policy.boundHost);
-  const host = headers.host === undefined ? undefined : hostOf(headers.host);
   const anyHost = policy.anyHostOnWildcard && WILDCARDS.has(bound);
-  if (host === undefined || (!anyHost && !LOOPBACK_NAMES.has(host) && host !== bound)) {
-    return 'the Host header must name this machine (localhost, 127.0.0.1 or [::1])';
-  }
-  if (headers.origin === undefined) return undefined;
-  const from = originHost(headers.origin);
-  if (from !== undefined && (LOOPBACK_NAMES.has(from) || (policy.sameHostOrigins && from === host))) return undefined;
-  return 'requests from web pages are accepted only from a loopback origin (http://localhost, http://127.0.0.1 or http://[::1])';
+  return (headers) => {
+    const host = headers.host === undefined ? undefined : hostOf(headers.host);
+    if (host === undefined || (!anyHost && !LOOPBACK_NAMES.has(host) && host !== bound)) {
+      return 'the Host header must name this machine (localhost, 127.0.0.1 or [::1])';
+    }
+    if (headers.origin === undefined) return undefined;
+    const from = originHost(headers.origin);
+    if (from !== undefined && (LOOPBACK_NAMES.has(from) || (policy.sameHostOrigins && from === host))) return undefined;
+    return 'requests from web pages are accepted only from a loopback origin (http://localhost, http://127.0.0.1 or http://[::1])';
+  };
 }

@@ -5,14 +5,10 @@ import { createHttpApp, type HttpApp } from '../../core/http/app.js';
 import { registerGroupRoutes } from '../workloads/group-routes.js';
 import { API_PREFIX, registerWorkloadRoutes } from '../workloads/routes.js';
 import { registerClientRoutes } from '../clients/routes.js';
-import type { ClientService } from '../clients/service.js';
 import { registerRegistryRoutes } from '../registry/routes.js';
-import type { RegistryService } from '../registry/service.js';
 import { registerSecretsRoutes } from '../secrets/routes.js';
-import type { SecretsService } from '../secrets/service.js';
-import type { GroupService, WorkloadService } from '../workloads/service.js';
+import type { RuntimeServices } from '../services.js';
 import { registerUpgradeRoutes } from '../workloads/upgrade-routes.js';
-import type { UpgradeService } from '../workloads/upgrades.js';
 import { registerHostGuard } from './host-guard.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { registerTokenAuth } from './token-auth.js';
@@ -20,12 +16,7 @@ import { registerTokenAuth } from './token-auth.js';
 export interface RuntimeHttpOptions {
   logger: Logger;
   version: string;
-  workloads: WorkloadService;
-  groups: GroupService;
-  registry: RegistryService;
-  upgrades: UpgradeService;
-  clients: ClientService;
-  secrets: SecretsService;
+  services: Omit<RuntimeServices, 'store'>;
   /** The host the server listens on; the DNS-rebinding guard admits it besides the loopback names. */
   boundHost: string;
   /** When set, every route but /health needs `Authorization: Bearer <token>`. */
@@ -57,12 +48,13 @@ export async function createRuntimeHttpApp(options: RuntimeHttpOptions): Promise
     version: options.version,
   }));
   app.get('/openapi.json', { schema: { tags, summary: 'This OpenAPI document', hide: true } }, () => app.swagger());
-  registerWorkloadRoutes(app, options.workloads, options.logger);
-  registerGroupRoutes(app, options.groups);
-  registerUpgradeRoutes(app, { upgrades: options.upgrades });
-  registerRegistryRoutes(app, { registry: options.registry });
-  registerClientRoutes(app, { clients: options.clients });
-  registerSecretsRoutes(app, { secrets: options.secrets });
+  const { services } = options;
+  registerWorkloadRoutes(app, services.workloads, options.logger);
+  registerGroupRoutes(app, services.groups);
+  registerUpgradeRoutes(app, services);
+  registerRegistryRoutes(app, services);
+  registerClientRoutes(app, services);
+  registerSecretsRoutes(app, services);
   await app.ready();
   return app;
 }

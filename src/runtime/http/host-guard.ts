@@ -1,5 +1,5 @@
 import type { HttpApp } from '../../core/http/app.js';
-import { rebindingRefusal } from '../../core/net/rebinding.js';
+import { createRebindingCheck } from '../../core/net/rebinding.js';
 
 export interface HostGuardOptions {
   /** The host the server is bound to (`127.0.0.1`, `::1`, `192.0.2.10`, `0.0.0.0`). */
@@ -17,9 +17,9 @@ export interface HostGuardOptions {
  * (or the address the server is bound to) before any route runs.
  */
 export function registerHostGuard(app: HttpApp, options: HostGuardOptions): void {
-  const policy = { boundHost: options.boundHost, anyHostOnWildcard: options.tokenConfigured, sameHostOrigins: false };
+  const refusalOf = createRebindingCheck({ boundHost: options.boundHost, anyHostOnWildcard: options.tokenConfigured, sameHostOrigins: false });
   app.addHook('onRequest', (request, reply, done) => {
-    const refusal = rebindingRefusal(request.headers, policy);
+    const refusal = refusalOf(request.headers);
     if (refusal !== undefined) {
       void reply.code(403).send({ error: refusal });
       return;

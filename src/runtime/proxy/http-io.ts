@@ -1,5 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { rebindingRefusal } from '../../core/net/rebinding.js';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRebindingCheck } from '../../core/net/rebinding.js';
+import type { ProxyMode } from '../workloads/schemas.js';
 import { asJsonRpcMessage, errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcMessage } from './jsonrpc.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -72,11 +74,48 @@ export function readMessage(req: IncomingMessage, res: ServerResponse, limit: nu
 
 /**
  * MCP's transport rules require checking Origin against DNS rebinding: a web page must not reach a
- * local MCP server through a name it re-pointed at this machine. Answers 403 and returns true when refused.
+ * local MCP server through a name it re-pointed at this machine. The returned guard answers 403 and
+ * returns true when it refuses a request.
  */
-export function refuseRebinding(req: IncomingMessage, res: ServerResponse, boundHost: string): boolean {
-  const refusal = rebindingRefusal(req.headers, { boundHost, anyHostOnWildcard: true, sameHostOrigins: false });
-  if (refusal === undefined) return false;
-  sendJson(res, 403, errorResponse(null, INVALID_REQUEST, refusal));
-  return true;
+export function rebindingGuard(boundHost: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const refusalOf = createRebindingCheck({ boundHost, anyHostOnWildcard: true, sameHostOrigins: false });
+  return (req, res) => {
+    const refusal = refusalOf(req.headers);
+    if (refusal === undefined) return false;
+    sendJson(res, 403, errorResponse(null, INVALID_REQUEST, refusal));
+    return true;
+  };
+}
+
+/** The URL a client uses for `path` on a proxy listening at host:port (IPv6 hosts in brackets). */
+export function endpointUrl(port: number, host: string, path: string): string {
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return `http://${shownHost}:${String(port)}${path}`;
+}
+
+/**
+ * The URL clients use: the proxy mode of a stdio workload or the transport of an HTTP one
+ * decides between Streamable HTTP at /mcp and SSE at /sse.
+ */
+export function proxyUrl(port: number, host: string, modeOrTransport: ProxyMode): string {
+  return endpointUrl(port, host, modeOrTransport === 'sse' ? '/sse' : '/mcp');
+}
+
+/** Listens on host:port (0: any free port) and gives the port taken and the URL clients use for `path`. */
+export function listenOn(server: Server, port: number, host: string, path: string): Promise<{ port: number; url: string }> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const taken = (server.address() as AddressInfo).port;
+      resolve({ port: taken, url: endpointUrl(taken, host, path) });
+    });
+  });
+}
+
+/** Stops listening and ends open connections (SSE streams never end on their own). */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }

@@ -2,14 +2,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  EVERYTHING_TRANSPORTS,
+  proxyInFrontOfEverything,
+  readRequestBody,
+  startUpstream,
+  testPolicy,
+  type ProxiedEverything,
+  type RunningUpstream,
+} from './reverse-proxy-testing.js';
+import { textOf } from './stdio-proxy-testing.js';
 import { createReverseProxy } from './reverse-proxy.js';
-import { readRequestBody, startEverything, startUpstream, testPolicy, type RunningUpstream } from './reverse-proxy-testing.js';
-import type { ProxyPolicy, WorkloadProxy } from './types.js';
-
-function textOf(result: unknown): string {
-  const content = (result as { content: { type: string; text?: string }[] }).content;
-  return content.map((c) => c.text ?? '').join('');
-}
+import type { WorkloadProxy } from './types.js';
+import type { ProxyPolicy } from './types.js';
 
 const policy: Partial<ProxyPolicy> = {
   toolsFilter: ['echo', 'sum'],
@@ -17,34 +22,22 @@ const policy: Partial<ProxyPolicy> = {
   rateLimit: { perUser: { maxTokens: 3, refillPeriod: '1h' } },
 };
 
-describe.each([
-  { transport: 'streamable-http' as const, mode: 'streamableHttp' as const, upstreamPath: '/mcp' },
-  { transport: 'sse' as const, mode: 'sse' as const, upstreamPath: '/sse' },
-])('reverse proxy middleware with server-everything over $transport', ({ transport, mode, upstreamPath }) => {
-  let upstream: RunningUpstream;
-  let proxy: WorkloadProxy;
+describe.each(EVERYTHING_TRANSPORTS)('reverse proxy middleware with server-everything over $transport', (everything) => {
+  const { transport } = everything;
+  let proxied: ProxiedEverything;
   let url: string;
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    upstream = await startEverything(mode);
-    proxy = createReverseProxy({
-      target: { kind: 'http', url: `http://127.0.0.1:${String(upstream.port)}${upstreamPath}`, transport },
-      mode: transport,
-      policy: testPolicy(policy),
-      log: () => undefined,
-    });
-    ({ url } = await proxy.listen(0, '127.0.0.1'));
+    proxied = await proxyInFrontOfEverything(everything, testPolicy(policy));
+    ({ url } = proxied);
   });
 
   afterEach(async () => {
     for (const client of clients.splice(0)) await client.close();
   });
 
-  afterAll(async () => {
-    await proxy.close();
-    await upstream.stop();
-  });
+  afterAll(() => proxied.stop());
 
   const open = async (): Promise<{ client: Client; sessionId: () => string | undefined }> => {
     const client = new Client({ name: 'test', version: '1.0.0' });

@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import type { ProxyPolicy } from './types.js';
 import { freePort } from '../../core/net/free-port.js';
+import { createReverseProxy } from './reverse-proxy.js';
+import type { ProxyPolicy, WorkloadProxy } from './types.js';
 
 export { freePort };
 
@@ -51,6 +52,45 @@ export async function startEverything(mode: 'sse' | 'streamableHttp'): Promise<R
     stop: async () => {
       child.kill();
       await exited;
+    },
+  };
+}
+
+/** The two transports server-everything serves over HTTP: how the proxy names each, how the server does, and its path. */
+export const EVERYTHING_TRANSPORTS = [
+  { transport: 'streamable-http' as const, mode: 'streamableHttp' as const, upstreamPath: '/mcp' },
+  { transport: 'sse' as const, mode: 'sse' as const, upstreamPath: '/sse' },
+];
+
+export interface ProxiedEverything {
+  upstream: RunningUpstream;
+  proxy: WorkloadProxy;
+  /** The proxy's client endpoint. */
+  url: string;
+  stop: () => Promise<void>;
+}
+
+/** server-everything over one HTTP transport with the reverse proxy in front of it. */
+export async function proxyInFrontOfEverything(
+  { transport, mode, upstreamPath }: (typeof EVERYTHING_TRANSPORTS)[number],
+  policy: ProxyPolicy,
+  log: (line: string) => void = () => undefined,
+): Promise<ProxiedEverything> {
+  const upstream = await startEverything(mode);
+  const proxy = createReverseProxy({
+    target: { kind: 'http', url: `http://127.0.0.1:${String(upstream.port)}${upstreamPath}`, transport },
+    mode: transport,
+    policy,
+    log,
+  });
+  const { url } = await proxy.listen(0, '127.0.0.1');
+  return {
+    upstream,
+    proxy,
+    url,
+    stop: async () => {
+      await proxy.close();
+      await upstream.stop();
     },
   };
 }

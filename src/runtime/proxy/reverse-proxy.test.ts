@@ -3,46 +3,28 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createReverseProxy } from './reverse-proxy.js';
-import { startEverything, testPolicy, type RunningUpstream } from './reverse-proxy-testing.js';
-import type { WorkloadProxy } from './types.js';
-
-function textOf(result: unknown): string {
-  const content = (result as { content: { type: string; text?: string }[] }).content;
-  return content.map((c) => c.text ?? '').join('');
-}
+import { EVERYTHING_TRANSPORTS, proxyInFrontOfEverything, testPolicy, type ProxiedEverything } from './reverse-proxy-testing.js';
+import { textOf } from './stdio-proxy-testing.js';
 
 const longRun = { name: 'trigger-long-running-operation', arguments: { duration: 0.4, steps: 2 } };
 
-describe.each([
-  { transport: 'streamable-http' as const, mode: 'streamableHttp' as const, upstreamPath: '/mcp' },
-  { transport: 'sse' as const, mode: 'sse' as const, upstreamPath: '/sse' },
-])('reverse proxy in front of server-everything over $transport', ({ transport, mode, upstreamPath }) => {
-  let upstream: RunningUpstream;
-  let proxy: WorkloadProxy;
+describe.each(EVERYTHING_TRANSPORTS)('reverse proxy in front of server-everything over $transport', (everything) => {
+  const { transport } = everything;
+  let proxied: ProxiedEverything;
   let url: string;
   const logs: string[] = [];
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    upstream = await startEverything(mode);
-    proxy = createReverseProxy({
-      target: { kind: 'http', url: `http://127.0.0.1:${String(upstream.port)}${upstreamPath}`, transport },
-      mode: transport,
-      policy: testPolicy(),
-      log: (line) => logs.push(line),
-    });
-    ({ url } = await proxy.listen(0, '127.0.0.1'));
+    proxied = await proxyInFrontOfEverything(everything, testPolicy(), (line) => logs.push(line));
+    ({ url } = proxied);
   });
 
   afterEach(async () => {
     for (const client of clients.splice(0)) await client.close();
   });
 
-  afterAll(async () => {
-    await proxy.close();
-    await upstream.stop();
-  });
+  afterAll(() => proxied.stop());
 
   const open = async (name: string): Promise<Client> => {
     const client = new Client({ name, version: '1.0.0' });
@@ -55,8 +37,8 @@ describe.each([
 
   it('is reached at the path of its transport and reports no server process of its own', () => {
     expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${transport === 'sse' ? '/sse' : '/mcp'}$`));
-    expect(proxy.serverPid).toBeUndefined();
-    expect(() => proxy.restartServer()).not.toThrow();
+    expect(proxied.proxy.serverPid).toBeUndefined();
+    expect(() => proxied.proxy.restartServer()).not.toThrow();
   });
 
   it('initializes, lists tools and calls echo', async () => {

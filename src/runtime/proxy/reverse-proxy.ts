@@ -8,8 +8,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { refuseRebinding, sendJson } from './http-io.js';
+import { closeServer, listenOn, rebindingGuard, sendJson } from './http-io.js';
 import { errorResponse, INTERNAL_ERROR, INVALID_REQUEST, type JsonRpcId } from './jsonrpc.js';
 import { createMcpMiddleware, type McpMiddleware } from './middleware.js';
 import { upstreamRequestHeaders } from './reverse-proxy-headers.js';
@@ -195,9 +194,9 @@ export function createReverseProxy(options: ReverseProxyOptions): WorkloadProxy 
     upReq.end(body);
   };
 
-  let boundHost = '127.0.0.1';
+  let refusesRebinding = rebindingGuard('127.0.0.1');
   const server = createServer((req, res) => {
-    if (refuseRebinding(req, res, boundHost)) return;
+    if (refusesRebinding(req, res)) return;
     if (req.method === 'GET' && (req.url ?? '/').split('?')[0] === '/health') {
       void health.check().then((up) => sendJson(res, up ? 200 : 503, { status: up ? 'ok' : 'down' }));
       return;
@@ -209,21 +208,12 @@ export function createReverseProxy(options: ReverseProxyOptions): WorkloadProxy 
     serverPid: undefined,
     // The supervisor restarts a local HTTP server process itself; a remote one is not ours.
     restartServer: () => undefined,
-    listen: (port, listenHost) =>
-      new Promise((resolve, reject) => {
-        boundHost = listenHost;
-        server.once('error', reject);
-        server.listen(port, listenHost, () => {
-          const bound = (server.address() as AddressInfo).port;
-          const shown = listenHost.includes(':') ? `[${listenHost}]` : listenHost;
-          resolve({ port: bound, url: `http://${shown}:${String(bound)}${address.entryPath}` });
-        });
-      }),
+    listen: (port, listenHost) => {
+      refusesRebinding = rebindingGuard(listenHost);
+      return listenOn(server, port, listenHost, address.entryPath);
+    },
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
       agent.destroy();
     },
   };

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createForward, type FrontEndContext } from './front-end.js';
-import { refuseRebinding, sendJson } from './http-io.js';
+import { closeServer, listenOn, rebindingGuard, sendJson } from './http-io.js';
 import { createMcpMiddleware } from './middleware.js';
 import { SessionRouter } from './session-router.js';
 import { createSseFront } from './sse-front.js';
@@ -65,9 +64,9 @@ export function createStdioProxy(options: StdioProxyOptions): WorkloadProxy {
   const sweeper = setInterval(() => router.sweep(), sweepInterval(policy.readTimeoutMs, policy.sessionTtlMs));
   sweeper.unref();
 
-  let boundHost = '127.0.0.1';
+  let refusesRebinding = rebindingGuard('127.0.0.1');
   const http = createServer((req, res) => {
-    if (refuseRebinding(req, res, boundHost)) return;
+    if (refusesRebinding(req, res)) return;
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
@@ -84,16 +83,10 @@ export function createStdioProxy(options: StdioProxyOptions): WorkloadProxy {
     get serverPid() {
       return child.exited ? undefined : child.pid;
     },
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
-        boundHost = host;
-        http.once('error', reject);
-        http.listen(port, host, () => {
-          const address = http.address() as AddressInfo;
-          const hostPart = host.includes(':') ? `[${host}]` : host;
-          resolve({ port: address.port, url: `http://${hostPart}:${String(address.port)}${front.path}` });
-        });
-      }),
+    listen: (port, host) => {
+      refusesRebinding = rebindingGuard(host);
+      return listenOn(http, port, host, front.path);
+    },
     restartServer: () => {
       if (closed) return;
       const old = child;
@@ -105,10 +98,7 @@ export function createStdioProxy(options: StdioProxyOptions): WorkloadProxy {
     close: async () => {
       closed = true;
       clearInterval(sweeper);
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
+      await closeServer(http);
       await child.stop();
     },
   };

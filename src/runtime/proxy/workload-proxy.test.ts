@@ -4,7 +4,8 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRequestBody, startUpstream, testPolicy, type RunningUpstream } from './reverse-proxy-testing.js';
 import type { WorkloadProxy } from './types.js';
-import { createWorkloadProxy, proxyUrl } from './workload-proxy.js';
+import { proxyUrl } from './http-io.js';
+import { createWorkloadProxy } from './workload-proxy.js';
 
 const require = createRequire(import.meta.url);
 const everythingEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');

@@ -88,15 +88,22 @@ function packageOf(image: string): Json {
   return { registryType, identifier, ...(version !== '' && { version }) };
 }
 
-/** A local-form entry as a server.json for the browse API, named by its entry name (the file gives no other). */
-export function serverJsonOfContainer(entry: ContainerServerEntry): Json {
-  const port = entry.target_port > 0 ? entry.target_port : 8080;
+/** The server.json fields every entry has, named by its entry name. */
+function serverJsonHead(entry: ContainerServerEntry | RemoteServerEntry): Json {
   return {
     name: entry.name,
     title: entry.title,
     description: entry.description,
     version: entry.version,
     ...(entry.repository_url !== '' && { repository: { url: entry.repository_url } }),
+  };
+}
+
+/** A local-form entry as a server.json for the browse API, named by its entry name (the file gives no other). */
+export function serverJsonOfContainer(entry: ContainerServerEntry): Json {
+  const port = entry.target_port > 0 ? entry.target_port : 8080;
+  return {
+    ...serverJsonHead(entry),
     packages: [
       {
         ...packageOf(entry.image),
@@ -111,11 +118,7 @@ export function serverJsonOfContainer(entry: ContainerServerEntry): Json {
 
 export function serverJsonOfRemote(entry: RemoteServerEntry): Json {
   return {
-    name: entry.name,
-    title: entry.title,
-    description: entry.description,
-    version: entry.version,
-    ...(entry.repository_url !== '' && { repository: { url: entry.repository_url } }),
+    ...serverJsonHead(entry),
     remotes: [
       {
         type: entry.transport,

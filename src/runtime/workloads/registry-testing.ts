@@ -39,18 +39,14 @@ export function createFakeRegistryLookup(): FakeRegistryLookup {
   return fake;
 }
 
-export function containerEntry(name: string, image: string, fields: Partial<ContainerServerEntry> = {}): ContainerServerEntry {
+/** The fields every test entry has; the version is 1.0.0 unless a test says otherwise. */
+function entryBase(name: string) {
   return {
     name,
     catalog_name: name,
     title: name,
     description: `${name} for tests`,
-    image,
-    transport: 'stdio',
-    target_port: 0,
-    args: [],
     env_vars: [],
-    permissions: {},
     tools: [],
     tags: [],
     repository_url: '',
@@ -59,28 +55,13 @@ export function containerEntry(name: string, image: string, fields: Partial<Cont
     metadata: {},
     custom_metadata: {},
     version: '1.0.0',
-    ...fields,
   };
 }
 
+export function containerEntry(name: string, image: string, fields: Partial<ContainerServerEntry> = {}): ContainerServerEntry {
+  return { ...entryBase(name), image, transport: 'stdio', target_port: 0, args: [], permissions: {}, ...fields };
+}
+
 export function remoteEntry(name: string, url: string, fields: Partial<RemoteServerEntry> = {}): RemoteServerEntry {
-  return {
-    name,
-    catalog_name: name,
-    title: name,
-    description: `${name} for tests`,
-    url,
-    transport: 'streamable-http',
-    headers: [],
-    env_vars: [],
-    tools: [],
-    tags: [],
-    repository_url: '',
-    status: 'active',
-    tier: 'community',
-    metadata: {},
-    custom_metadata: {},
-    version: '1.0.0',
-    ...fields,
-  };
+  return { ...entryBase(name), url, transport: 'streamable-http', headers: [], ...fields };
 }

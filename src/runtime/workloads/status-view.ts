@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.js';
+import { proxyUrl } from '../proxy/http-io.js';
 import type { RunConfig, StatusRecord, WorkloadStatus, WorkloadSummary } from './schemas.js';
 import type { SupervisorControl } from './supervision.js';
 
@@ -47,17 +48,16 @@ export async function observeStatus(
 export const isActive = (status: WorkloadStatus): boolean => status === 'running' || status === 'starting' || status === 'unhealthy';
 
 /** Where clients reach the workload: the proxy's MCP endpoint in its mode. */
-export function proxyUrl(config: Pick<RunConfig, 'host' | 'port' | 'proxy_mode'>): string {
+function workloadUrl(config: Pick<RunConfig, 'host' | 'port' | 'proxy_mode'>): string {
   const bound = config.host === '' || config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const host = bound.includes(':') ? `[${bound}]` : bound;
-  return `http://${host}:${String(config.port)}/${config.proxy_mode === 'sse' ? 'sse' : 'mcp'}`;
+  return proxyUrl(config.port, bound, config.proxy_mode);
 }
 
 export function summaryOf(config: RunConfig, observed: ObservedStatus): WorkloadSummary {
   return {
     name: config.name,
     package: config.image !== '' ? config.image : config.remote_url,
-    url: proxyUrl(config),
+    url: workloadUrl(config),
     port: config.port,
     transport_type: config.transport,
     proxy_mode: config.proxy_mode,

@@ -1,6 +1,7 @@
 import { parseDuration } from '../../core/config/duration.js';
 import { InvalidInputError } from '../../core/errors.js';
 import type { StdioServerCommand } from '../proxy/stdio-child.js';
+import { proxyUrl } from '../proxy/http-io.js';
 import type { ProxyPolicy, ProxyTarget } from '../proxy/types.js';
 import type { SecretReader } from '../secrets/environment.js';
 import { PROXY_DEFAULTS, type RunConfig, type SecretRef } from './schemas.js';
@@ -99,7 +100,7 @@ export async function resolveTarget({ config, secrets, env }: ResolveTargetOptio
   const port = config.target_port;
   if (port <= 0) throw new InvalidInputError(`workload ${config.name} has no target_port for its ${config.transport} server`);
   const portText = String(port);
-  const url = `http://127.0.0.1:${portText}/${config.transport === 'sse' ? 'sse' : 'mcp'}`;
+  const url = proxyUrl(port, '127.0.0.1', config.transport);
   return {
     kind: 'local-http',
     // The proxy points at this port, so it wins over anything the workload's env says.

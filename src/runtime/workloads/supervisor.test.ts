@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../core/clock.js';
+import { textOf } from '../proxy/stdio-proxy-testing.js';
 import { createEnvironmentSecretReader } from '../secrets/environment.js';
 import { createProcessIdentities } from './process-identity.js';
 import type { RunConfig, StatusRecord } from './schemas.js';
@@ -24,11 +25,6 @@ function portAnswers(port: number): Promise<true | undefined> {
     });
     socket.once('error', () => resolve(undefined));
   });
-}
-
-function textOf(result: unknown): string {
-  const content = (result as { content: { type: string; text?: string }[] }).content;
-  return content.map((c) => c.text ?? '').join('');
 }
 
 describe('runSupervisor', () => {
