@@ -39,7 +39,7 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = new URL('./results/registry.json', import.meta.url).pathname;
 const REPLICA_RESULTS = new URL('./results/registry-replicas.json', import.meta.url).pathname;
 const LOAD_WORKER = new URL('./load-worker.ts', import.meta.url).pathname;
-const MCP_INSIGHTS = new URL('../../shared/data/mcp-insights-servers.json', import.meta.url).pathname;
+const MCP_INSIGHTS = new URL('../test/fixtures/mcp-insights-servers.json', import.meta.url).pathname;
 const ADMIN_URL = process.env.TOOLYARD_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const SEED_SERVERS = 10_000;

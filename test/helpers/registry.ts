@@ -67,8 +67,8 @@ export async function catalogFile(document: unknown): Promise<string> {
   return path;
 }
 
-export const MCP_INSIGHTS = new URL('../../../shared/data/mcp-insights-servers.json', import.meta.url).pathname;
-export const UPSTREAM_EXAMPLE = new URL('../../../shared/data/toolhive-registry-server-upstream-registry.json', import.meta.url).pathname;
+export const MCP_INSIGHTS = new URL('../fixtures/mcp-insights-servers.json', import.meta.url).pathname;
+export const UPSTREAM_EXAMPLE = new URL('../fixtures/toolhive-registry-server-upstream-registry.json', import.meta.url).pathname;
 export const EXAMPLE_CATALOG = new URL('../../examples/catalog.json', import.meta.url).pathname;
 
 /** A managed source to publish into, ahead of the example catalog, as `npm start` runs them. */

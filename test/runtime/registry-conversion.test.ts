@@ -3,7 +3,7 @@ import { registryTestApp, type RegistryTestApp } from '../../src/runtime/registr
 import type { ContainerServerEntry, RemoteServerEntry, ServerLookup } from '../../src/runtime/registry/types.js';
 import { MCP_INSIGHTS, UPSTREAM_EXAMPLE } from '../helpers/registry.js';
 
-const TOOLHIVE_LEGACY = new URL('../../../shared/data/toolhive-registry.json', import.meta.url).pathname;
+const TOOLHIVE_LEGACY = new URL('../fixtures/toolhive-registry.json', import.meta.url).pathname;
 
 const container = (lookup: ServerLookup | undefined): ContainerServerEntry => {
   if (lookup?.is_remote !== false) throw new Error(`expected a container entry, got ${JSON.stringify(lookup)}`);

@@ -11,7 +11,6 @@ import {
   ClaimsBodySchema,
   EntryParams,
   EntryVersionParams,
-  ErrorSchema,
   NameParams,
   PublishBodySchema,
   RegistryBodySchema,
@@ -19,8 +18,8 @@ import {
   RegistrySchema,
   SourceEntrySchema,
   SourceSchema,
-  ref,
 } from './schemas.js';
+import { ErrorSchema, ref } from '../../core/http/schemas.js';
 import { ClaimsSchema } from '../config.js';
 
 export interface AdminServices {

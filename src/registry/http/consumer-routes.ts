@@ -6,7 +6,6 @@ import type { EntryView } from '../catalog/entry-view.js';
 import { parseStatuses, type CatalogService, type Page } from '../catalog/service.js';
 import { callerOf } from './caller.js';
 import {
-  ErrorSchema,
   PackageListQuerySchema,
   PackageParams,
   PackageRecordSchema,
@@ -18,8 +17,8 @@ import {
   ServerRecordSchema,
   ServerVersionParams,
   ListMetadataSchema,
-  ref,
 } from './schemas.js';
+import { ErrorSchema, ref } from '../../core/http/schemas.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 const errors = { 400: ErrorSchema, 404: ErrorSchema };

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Registry } from 'prom-client';
 import { DomainError } from '../../core/errors.js';
 import type { HttpApp } from '../../core/http/app.js';
-import { ErrorSchema } from './schemas.js';
+import { ErrorSchema } from '../../core/http/schemas.js';
 
 export interface PublicRouteOptions {
   version: string;

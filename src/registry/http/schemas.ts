@@ -1,10 +1,7 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-
-/** A reference to a schema registered with `addSchema`, typed as the schema itself. */
-export const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id ?? ''));
+import { Type, type Static } from '@sinclair/typebox';
+import { ErrorSchema, ref } from '../../core/http/schemas.js';
 import { ClaimsSchema } from '../config.js';
 
-export const ErrorSchema = Type.Object({ error: Type.String() }, { $id: 'Error', description: 'what went wrong, for a person to act on' });
 
 const FreeObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
 

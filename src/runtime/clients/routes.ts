@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../core/http/app.js';
-import { ErrorSchema } from '../http/schemas.js';
+import { ErrorSchema } from '../../core/http/schemas.js';
 import { CLIENT_TYPES } from './catalog.js';
 import type { ClientService } from './service.js';
 

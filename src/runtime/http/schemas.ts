@@ -1,10 +1,8 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import { ErrorSchema, ref } from '../../core/http/schemas.js';
 import { CreatedWorkload, RunConfig, WorkloadRequest, WorkloadSummary } from '../workloads/schemas.js';
 
-/** A reference to a schema registered with `addSchema`, typed as the schema itself. */
-export const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id ?? ''));
 
-export const ErrorSchema = Type.Object({ error: Type.String() }, { $id: 'Error', description: 'what went wrong, for a person to act on' });
 
 /**
  * The response contracts under their own names, so the OpenAPI document lists them as components.

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../core/http/app.js';
-import { ErrorSchema } from '../http/schemas.js';
+import { ErrorSchema } from '../../core/http/schemas.js';
 import { API_PREFIX } from '../workloads/routes.js';
 import {
   BrowseMetadataSchema,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { NotFoundError } from '../../core/errors.js';
 import type { HttpApp } from '../../core/http/app.js';
-import { ErrorSchema } from '../http/schemas.js';
+import { ErrorSchema } from '../../core/http/schemas.js';
 import { CreateKeyBody, KeyList, KeyParams, KeyReply, ProviderDescription, ProviderParams, SetupBody, SetupReply, UpdateKeyBody } from './schemas.js';
 import type { SecretsService } from './service.js';
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../core/http/app.js';
-import { ErrorSchema, GroupSchema, ref } from '../http/schemas.js';
+import { GroupSchema } from '../http/schemas.js';
+import { ErrorSchema, ref } from '../../core/http/schemas.js';
 import { API_PREFIX, NameParam } from './routes.js';
 import type { GroupService } from './service.js';
 

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import { InvalidInputError } from '../../core/errors.js';
 import type { HttpApp } from '../../core/http/app.js';
-import { CreatedWorkloadSchema, ErrorSchema, RunConfigSchema, WorkloadDetailsSchema, WorkloadSummarySchema, ref } from '../http/schemas.js';
+import { CreatedWorkloadSchema, RunConfigSchema, WorkloadDetailsSchema, WorkloadSummarySchema } from '../http/schemas.js';
+import { ErrorSchema, ref } from '../../core/http/schemas.js';
 import { WorkloadRequest } from './schemas.js';
 import type { Accepted, WorkloadService } from './service.js';
 

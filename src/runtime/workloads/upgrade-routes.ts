@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../core/http/app.js';
-import { ErrorSchema } from '../http/schemas.js';
+import { ErrorSchema } from '../../core/http/schemas.js';
 import { EnvVarDeclarationSchema } from './registry-source.js';
 import { API_PREFIX, NameParam } from './routes.js';
 import { UPGRADE_STATUSES, UpgradeOptions, type UpgradeService } from './upgrades.js';
