@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ErrorSchema, ref } from '../../core/http/schemas.js';
+import { ref } from '../../core/http/schemas.js';
 import { ClaimsSchema } from '../config.js';
 
 

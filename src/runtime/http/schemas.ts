@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ErrorSchema, ref } from '../../core/http/schemas.js';
+import { ErrorSchema } from '../../core/http/schemas.js';
 import { CreatedWorkload, RunConfig, WorkloadRequest, WorkloadSummary } from '../workloads/schemas.js';
 
 
