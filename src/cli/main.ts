@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { ConfigError } from '../core/config/load.js';
+import { registerPlatformCommands } from './platform.js';
 import { registerRegistryCommands } from './registry.js';
 import { registerRuntimeCommands } from './runtime.js';
 
@@ -8,6 +9,7 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 
 const program = new Command('toolyard').description('Toolyard: run AI tools in companies and on laptops').version(VERSION);
 registerRegistryCommands(program);
+registerPlatformCommands(program);
 registerRuntimeCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {

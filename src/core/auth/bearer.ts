@@ -6,8 +6,8 @@ import { TokenError, type TokenVerifier } from './token-verifier.js';
 export interface BearerAuthOptions {
   verifier: TokenVerifier;
   realm: string;
-  /** URL of the RFC 9728 metadata, named in every challenge. */
-  resourceMetadataUrl: string;
+  /** URL of the RFC 9728 metadata, named in every challenge (a function when it depends on the request's host). */
+  resourceMetadataUrl: string | ((request: FastifyRequest) => string);
   isPublic(rawUrl: string): boolean;
   /** Called for every refused request (audit, metrics). */
   onFailure?(request: FastifyRequest, reason: string): void;
@@ -21,15 +21,16 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
  * a malformed header `invalid_request`, a token that fails verification `invalid_token`.
  */
 export function registerBearerAuth(app: HttpApp, options: BearerAuthOptions): void {
-  const challenge = (error?: { code: string; description: string }) => {
+  const metadataUrl = (request: FastifyRequest) => (typeof options.resourceMetadataUrl === 'string' ? options.resourceMetadataUrl : options.resourceMetadataUrl(request));
+  const challenge = (request: FastifyRequest, error?: { code: string; description: string }) => {
     const parts = [`realm="${options.realm}"`];
     if (error) parts.push(`error="${error.code}"`, `error_description="${error.description.replace(/["\\]/g, '')}"`);
-    parts.push(`resource_metadata="${options.resourceMetadataUrl}"`);
+    parts.push(`resource_metadata="${metadataUrl(request)}"`);
     return `Bearer ${parts.join(', ')}`;
   };
   const refuse = (request: FastifyRequest, reply: FastifyReply, message: string, error?: { code: string; description: string }) => {
     options.onFailure?.(request, message);
-    return reply.code(401).header('www-authenticate', challenge(error)).header('cache-control', 'no-store').send({ error: message });
+    return reply.code(401).header('www-authenticate', challenge(request, error)).header('cache-control', 'no-store').send({ error: message });
   };
 
   app.addHook('onRequest', async (request, reply) => {
@@ -46,7 +47,7 @@ export function registerBearerAuth(app: HttpApp, options: BearerAuthOptions): vo
     }
     try {
       const verified = await options.verifier.verify(match[1]);
-      request.caller = { kind: 'user', subject: verified.subject, claims: verified.claims };
+      request.caller = { kind: 'user', subject: verified.subject, claims: verified.claims, provider: verified.provider };
     } catch (error) {
       if (!(error instanceof TokenError)) throw error;
       return refuse(request, reply, error.message, { code: error.code, description: error.message });
@@ -55,17 +56,18 @@ export function registerBearerAuth(app: HttpApp, options: BearerAuthOptions): vo
 }
 
 /**
- * Public paths match on whole segments (`/custom/public` covers `/custom/public/x`, not
- * `/custom/publicity`). A path with dot segments or with encoded slashes, dots or backslashes is never
+ * Public paths match on whole segments (`/custom/public` covers `/custom/public/x`, not `/custom/publicity`);
+ * `exactPaths` match only themselves. A path with dot segments or with encoded slashes, dots or backslashes is never
  * public, so no spelling of a protected path can pass as one.
  */
-export function createPublicPathMatcher(prefixes: readonly string[]): (rawUrl: string) => boolean {
+export function createPublicPathMatcher(prefixes: readonly string[], exactPaths: readonly string[] = []): (rawUrl: string) => boolean {
   const normalized = prefixes.map((prefix) => (prefix.length > 1 ? prefix.replace(/\/+$/, '') : prefix));
   return (rawUrl) => {
     const path = rawUrl.split('?')[0] ?? '';
     if (/%2f|%2e|%5c|\\/i.test(path)) return false;
     if (path.split('/').some((segment) => segment === '.' || segment === '..')) return false;
     const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path;
+    if (exactPaths.includes(trimmed)) return true;
     return normalized.some((prefix) => trimmed === prefix || trimmed.startsWith(prefix === '/' ? '/' : `${prefix}/`));
   };
 }

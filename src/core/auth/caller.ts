@@ -1,7 +1,7 @@
 /** Who is calling. Every service method takes one, so authorization can wrap services without changing them. */
 export type Caller =
   | { kind: 'anonymous' }
-  | { kind: 'user'; subject: string; claims: Record<string, unknown> };
+  | { kind: 'user'; subject: string; claims: Record<string, unknown>; /** the configured provider that verified the token */ provider?: string };
 
 export const ANONYMOUS: Caller = { kind: 'anonymous' };
 

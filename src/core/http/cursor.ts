@@ -17,3 +17,22 @@ export function decodeCursor(cursor: string, width: number): string[] {
   }
   return key;
 }
+
+/**
+ * A cursor that names its list, so one list's cursor given to another is refused (400) rather than
+ * read as a position it never was. `parameter` names the query parameter in the message.
+ */
+export function encodeListCursor(list: string, key: readonly string[]): string {
+  return encodeCursor([list, ...key]);
+}
+
+export function decodeListCursor(cursor: string, list: string, width: number, parameter = 'cursor'): string[] {
+  let key: string[];
+  try {
+    key = decodeCursor(cursor, width + 1);
+  } catch {
+    key = [];
+  }
+  if (key[0] !== list) throw new InvalidInputError(`${parameter}: not a cursor of this list; start again without one`);
+  return key.slice(1);
+}

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { splitAddress, stopOnSignals } from './serve.js';
+
+async function loadConfig(file: string | undefined) {
+  const { loadPlatformConfig } = await import('../platform/config.js');
+  return loadPlatformConfig(file, process.env);
+}
+
+/** The platform's modules load only when one of its commands runs, so other verbs start fast. */
+export function registerPlatformCommands(program: Command): void {
+  const platform = program.command('platform').description('the platform: directory, keys, budgets, connectors, and the gateways that enforce them');
+
+  platform
+    .command('serve')
+    .description('run the platform service')
+    .option('-c, --config <file>', 'YAML configuration file')
+    .option('-a, --address <host:port>', 'listen address (overrides server.address)')
+    .action(async (options: { config?: string; address?: string }) => {
+      const config = await loadConfig(options.config);
+      const { host, port } = splitAddress(options.address ?? config.server.address, options.address === undefined ? 'server.address' : '--address');
+      const [{ createLogger }, { buildPlatformApp }] = await Promise.all([import('../core/telemetry/logger.js'), import('../platform/app.js')]);
+      const logger = createLogger({ level: config.logging.level, name: 'platform' });
+      const app = await buildPlatformApp({ config, logger });
+      app.start();
+      await app.http.listen({ host, port });
+      stopOnSignals(app, { logger, shutdownDelay: config.server.shutdownDelay });
+    });
+
+  platform
+    .command('migrate')
+    .description('apply pending database migrations and exit')
+    .option('-c, --config <file>', 'YAML configuration file')
+    .action(async (options: { config?: string }) => {
+      const config = await loadConfig(options.config);
+      const { migratePlatformDatabase } = await import('../platform/app.js');
+      const applied = await migratePlatformDatabase(config.database);
+      console.log(applied.length === 0 ? 'the database is up to date' : `applied: ${applied.join(', ')}`);
+    });
+
+  platform
+    .command('check-config')
+    .description('validate a configuration file and exit')
+    .requiredOption('-c, --config <file>', 'YAML configuration file')
+    .action(async (options: { config: string }) => {
+      await loadConfig(options.config);
+      console.log(`${options.config}: valid`);
+    });
+}

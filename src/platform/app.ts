@@ -1,0 +1,146 @@
+import { readFileSync } from 'node:fs';
+import swaggerUi from '@fastify/swagger-ui';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../core/clock.js';
+import { createChangeFeed, type ChangeFeed } from '../core/db/change-feed.js';
+import type { Database } from '../core/db/database.js';
+import type { HttpApp } from '../core/http/app.js';
+import { ErrorSchema } from '../core/http/schemas.js';
+import { randomIds, type Ids } from '../core/ids.js';
+import { createServiceHost, migrateServiceDatabase } from '../core/service/host.js';
+import { createLogger } from '../core/telemetry/logger.js';
+import { authorizeAudit } from './audit/authz.js';
+import { registerAuditRoutes } from './audit/routes.js';
+import { AuditEventSchema } from './audit/schemas.js';
+import { createAuditTrail } from './audit/service.js';
+import type { PlatformConfig } from './config.js';
+import type { PlatformContext } from './context.js';
+import type { PlatformDatabase } from './db.js';
+import { createPlatformAccess } from './identity/access.js';
+import { registerPlatformAuthentication } from './identity/authentication.js';
+import { createIdentityResolver } from './identity/resolver.js';
+import { PLATFORM_MIGRATION_TABLE, platformMigrations } from './migrations/index.js';
+
+export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/** The version of the enterprise manager, connector gateway and AI gateway management APIs. */
+export const PLATFORM_API_VERSION = '0.1.0';
+const ONE_MIB = 1024 * 1024;
+
+export interface PlatformAppOptions {
+  config: PlatformConfig;
+  /** An open database; when absent one is created from config.database and closed on close(). */
+  database?: Database<PlatformDatabase>;
+  clock?: Clock;
+  ids?: Ids;
+  logger?: Logger;
+  /** How often the change feed is polled as the safety net behind LISTEN/NOTIFY (default 1 s). */
+  changePollMs?: number;
+  /** Least time between JWKS fetches caused by unknown key ids (default 30 s; tests shorten it). */
+  jwksCooldownMs?: number;
+  spanExporter?: SpanExporter;
+}
+
+export interface PlatformApp {
+  http: HttpApp;
+  database: Database<PlatformDatabase>;
+  changes: ChangeFeed;
+  /** Starts background work (the change feed and what follows it). */
+  start(): void;
+  /** Marks the replica as going away: /readiness answers 503 from now on. */
+  drain(): void;
+  close(): Promise<void>;
+}
+
+export function migratePlatformDatabase(database: PlatformConfig['database']): Promise<string[]> {
+  return migrateServiceDatabase(database, platformMigrations, PLATFORM_MIGRATION_TABLE);
+}
+
+/**
+ * Wires the platform: one process serving the enterprise manager (/v1), SCIM (/scim/v2), the connector
+ * gateway, AI gateway management and the LLM gateway. Tests build the very same app.
+ */
+export async function buildPlatformApp(options: PlatformAppOptions): Promise<PlatformApp> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+  const logger = options.logger ?? createLogger({ level: config.logging.level, name: 'platform' });
+  const host = await createServiceHost<PlatformDatabase>({
+    version: VERSION,
+    apiVersion: PLATFORM_API_VERSION,
+    logger,
+    database: config.database,
+    ...(options.database && { openDatabase: options.database as Database<unknown> }),
+    migrations: platformMigrations,
+    migrationTable: PLATFORM_MIGRATION_TABLE,
+    telemetry: config.telemetry,
+    ...(options.spanExporter && { spanExporter: options.spanExporter }),
+    openapi: {
+      title: 'Toolyard platform',
+      description: 'Enterprise manager (/v1), SCIM 2.0 provisioning (/scim/v2), connector gateway, AI gateway management and the LLM gateway',
+      bearer: config.auth.mode === 'oauth',
+      schemas: [ErrorSchema, AuditEventSchema],
+    },
+    bodyLimit: ONE_MIB,
+  });
+  const { http, db, database } = host;
+  await http.register(swaggerUi, { routePrefix: '/api/doc', uiConfig: { docExpansion: 'list', deepLinking: true } });
+
+  const changes = createChangeFeed({ database: database as Database<unknown>, db: db as never, logger, pollMs: options.changePollMs ?? 1_000 });
+  const audit = createAuditTrail({ db, clock, ids, file: config.audit.file });
+  const access = createPlatformAccess(config.auth);
+  const identity = createIdentityResolver({ db, clock, ids, config, audit });
+  if (config.auth.mode === 'anonymous') await identity.ensureAnonymousUser();
+  registerPlatformAuthentication(http, {
+    config,
+    clock,
+    logger,
+    ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
+  });
+
+  const starts: (() => void)[] = [];
+  const closes: (() => Promise<void> | void)[] = [];
+  const context: PlatformContext = {
+    http,
+    database,
+    db,
+    config,
+    clock,
+    ids,
+    logger,
+    metrics: host.metrics,
+    audit,
+    access,
+    identity,
+    changes,
+    lifecycle: { onStart: (task) => starts.push(task), onClose: (task) => closes.push(task) },
+  };
+  registerAuditRoutes(http, { audit: authorizeAudit(audit, access), access });
+  await registerFeatures(context);
+  await http.ready();
+
+  let started = false;
+  return {
+    http,
+    database,
+    changes,
+    start() {
+      if (started) return;
+      started = true;
+      changes.start();
+      for (const task of starts) task();
+    },
+    drain: () => host.drain(),
+    async close() {
+      for (const task of closes.reverse()) await task();
+      await changes.close();
+      await host.close();
+      audit.close();
+    },
+  };
+}
+
+/** Each feature of the platform, in the order their routes are added. */
+async function registerFeatures(_context: PlatformContext): Promise<void> {
+  // features register here
+}

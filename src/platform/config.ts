@@ -1,0 +1,182 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { checkProviders, checkUrl, loggingSchema, providerSchema, roleSchema, telemetrySchema } from '../core/config/auth.js';
+import { databaseConfigSchema } from '../core/config/database.js';
+import { parseDuration } from '../core/config/duration.js';
+import { loadConfig, readConfigFile } from '../core/config/load.js';
+
+const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
+
+export const PLATFORM_ROLES = ['admin', 'auditor', 'directoryAdmin', 'connectorAdmin', 'billingAdmin', 'aiPolicyAdmin'] as const;
+export type PlatformRole = (typeof PLATFORM_ROLES)[number];
+
+const ProviderSchema = providerSchema({
+  bindingClaim: Type.String({ minLength: 1, default: 'sub', description: "the token claim whose value is the directory user's external id for this issuer" }),
+});
+
+const OAuthSchema = Type.Object(
+  {
+    resourceUrl: Type.Optional(Type.String({ minLength: 1, description: 'the URL this platform is reached at (RFC 9728 resource, SCIM locations); default: the request\'s scheme and host' })),
+    realm: Type.String({ default: 'toolyard-platform', description: 'realm in WWW-Authenticate' }),
+    scopesSupported: Type.Array(Type.String(), { default: ['openid', 'profile', 'email', 'offline_access'], description: 'scopes listed in RFC 9728 metadata and discovery' }),
+    providers: Type.Array(ProviderSchema, { minItems: 1, description: 'identity providers; a token from any one is accepted' }),
+  },
+  { additionalProperties: false, description: 'bearer token validation' },
+);
+
+const RolesSchema = Type.Object(
+  {
+    admin: roleSchema('every operation'),
+    auditor: roleSchema('every read of the enterprise manager and AI gateway management, no write'),
+    directoryAdmin: roleSchema('directory writes (groups, members)'),
+    connectorAdmin: roleSchema('connectors, identity providers, managed secrets, connector policies'),
+    billingAdmin: roleSchema('budgets, pricing, charges, usage events, spend export'),
+    aiPolicyAdmin: roleSchema('AI policy writes'),
+  },
+  { default: {}, additionalProperties: false, description: 'roles as lists of claim maps' },
+);
+
+const ScimProvisionerSchema = Type.Object(
+  {
+    name: Type.String({ pattern: DNS_LABEL, description: 'a DNS label; the SCIM base URL is /scim/v2/<name>' }),
+    provider: Type.Optional(Type.String({ minLength: 1, description: 'the auth.oauth.providers[].name whose users this provisioner manages (required in oauth mode)' })),
+    bearerTokenFile: Type.String({ minLength: 1, description: 'file holding the bearer token the identity provider sends (never logged)' }),
+    bindingAttribute: Type.Union([Type.Literal('externalId'), Type.Literal('userName')], {
+      default: 'externalId',
+      description: "the SCIM attribute that becomes the user's external id for the provider's issuer",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const PlatformConfigSchema = Type.Object(
+  {
+    server: Type.Object(
+      {
+        address: Type.String({ default: '127.0.0.1:8090', description: 'host:port the HTTP server listens on' }),
+        publicUrl: Type.Optional(Type.String({ minLength: 1, description: 'the public base URL; default auth.oauth.resourceUrl, else the request\'s scheme and host' })),
+        shutdownDelay: Type.String({
+          default: '5s',
+          description: 'on SIGTERM, how long /readiness answers 503 before the server stops accepting requests, so load balancers stop sending first',
+        }),
+      },
+      { default: {}, additionalProperties: false, description: 'HTTP server' },
+    ),
+    database: databaseConfigSchema('./data/platform'),
+    auth: Type.Object(
+      {
+        mode: Type.Union([Type.Literal('anonymous'), Type.Literal('oauth')], {
+          default: 'oauth',
+          description: 'oauth: bearer JWTs (the default); anonymous: every caller is the user "anonymous" holding every role (for trials)',
+        }),
+        oauth: Type.Optional(OAuthSchema),
+        authz: Type.Object({ roles: RolesSchema }, { default: {}, additionalProperties: false, description: 'roles granted by token claims' }),
+      },
+      { default: {}, additionalProperties: false, description: 'authentication and authorization' },
+    ),
+    signing: Type.Optional(
+      Type.Object(
+        {
+          keys: Type.Array(
+            Type.Object(
+              {
+                kid: Type.String({ minLength: 1, maxLength: 128, description: 'the key id published in the JWKS and named in signatures' }),
+                privateKeyFile: Type.String({ minLength: 1, description: 'EC P-256 private key, PKCS#8 PEM (never logged)' }),
+              },
+              { additionalProperties: false },
+            ),
+            { minItems: 1, description: 'the first key signs; the others are published for verification until retired' },
+          ),
+        },
+        { additionalProperties: false, description: 'keys that sign configuration envelopes and usage checkpoints; without it those answer 503' },
+      ),
+    ),
+    directory: Type.Object(
+      {
+        jitProvisioning: Type.Boolean({ default: true, description: 'a valid token with no directory user creates one (source jit)' }),
+        scimProvisioners: Type.Array(ScimProvisionerSchema, { default: [], description: 'identity providers that provision users and groups through SCIM 2.0' }),
+      },
+      { default: {}, additionalProperties: false, description: 'the directory of users and groups' },
+    ),
+    clientConfiguration: Type.Object(
+      {
+        provider: Type.Optional(Type.String({ minLength: 1, description: 'the auth.oauth.providers[].name clients sign in with (default: the first)' })),
+        clientId: Type.String({ default: '', description: 'the public (PKCE) OAuth client id clients use' }),
+      },
+      { default: {}, additionalProperties: false, description: 'what client configuration discovery tells clients' },
+    ),
+    audit: Type.Object(
+      {
+        file: Type.Optional(Type.String({ minLength: 1, description: 'a JSON-lines copy of every audit record is appended here (mode 0600); the database keeps them all in any case' })),
+      },
+      { default: {}, additionalProperties: false, description: 'the audit trail of every write' },
+    ),
+    telemetry: telemetrySchema('toolyard-platform'),
+    logging: loggingSchema(),
+  },
+  { additionalProperties: false },
+);
+
+export type PlatformConfig = Static<typeof PlatformConfigSchema>;
+export type PlatformProviderConfig = Static<typeof ProviderSchema>;
+
+export function checkPlatformConfig(config: PlatformConfig): string[] {
+  const problems: string[] = [];
+  const { auth } = config;
+  const providerNames = new Set(auth.oauth?.providers.map((provider) => provider.name) ?? []);
+  if (auth.mode === 'oauth') {
+    if (!auth.oauth) problems.push('auth.oauth: required when auth.mode is oauth (the default); set auth.mode: anonymous to run without authentication');
+    else {
+      if (auth.oauth.resourceUrl !== undefined) problems.push(...checkUrl('auth.oauth.resourceUrl', auth.oauth.resourceUrl, 'any'));
+      problems.push(...checkProviders(auth.oauth.providers, 'auth.oauth.providers'));
+    }
+  }
+  if (config.server.publicUrl !== undefined) problems.push(...checkUrl('server.publicUrl', config.server.publicUrl, 'any'));
+  const provisioners = new Set<string>();
+  config.directory.scimProvisioners.forEach((provisioner, index) => {
+    const key = `directory.scimProvisioners[${index}]`;
+    if (provisioners.has(provisioner.name)) problems.push(`${key}.name: "${provisioner.name}" is used by another provisioner`);
+    provisioners.add(provisioner.name);
+    if (auth.mode === 'oauth' && provisioner.provider === undefined) problems.push(`${key}.provider: required in oauth mode (name one of auth.oauth.providers)`);
+    if (provisioner.provider !== undefined && auth.mode === 'oauth' && !providerNames.has(provisioner.provider)) {
+      problems.push(`${key}.provider: no provider named "${provisioner.provider}" in auth.oauth.providers`);
+    }
+  });
+  const chosen = config.clientConfiguration.provider;
+  if (chosen !== undefined && auth.mode === 'oauth' && !providerNames.has(chosen)) problems.push(`clientConfiguration.provider: no provider named "${chosen}" in auth.oauth.providers`);
+  const kids = new Set<string>();
+  config.signing?.keys.forEach((key, index) => {
+    if (kids.has(key.kid)) problems.push(`signing.keys[${index}].kid: "${key.kid}" is used by another key`);
+    kids.add(key.kid);
+  });
+  if (parseDuration(config.server.shutdownDelay) === undefined) problems.push(`server.shutdownDelay: "${config.server.shutdownDelay}" is not a duration (examples: 30s, 5m, 1h30m)`);
+  if (config.telemetry.endpoint !== undefined && !/^https?:\/\/[^/]/.test(config.telemetry.endpoint)) problems.push(`telemetry.endpoint: "${config.telemetry.endpoint}" is not an http(s) URL`);
+  return problems;
+}
+
+/** Validates a configuration given as a plain object (a parsed file, or a test's literal). */
+export function parsePlatformConfig(document: Record<string, unknown>, env: Record<string, string | undefined> = {}): PlatformConfig {
+  return loadConfig({ schema: PlatformConfigSchema, text: JSON.stringify(document), envPrefix: 'TOOLYARD_PLATFORM_', env, check: checkPlatformConfig });
+}
+
+export async function loadPlatformConfig(path: string | undefined, env: Record<string, string | undefined>): Promise<PlatformConfig> {
+  const text = path === undefined ? undefined : await readConfigFile(path);
+  const config = loadConfig({ schema: PlatformConfigSchema, text, origin: path ?? 'config', envPrefix: 'TOOLYARD_PLATFORM_', env, check: checkPlatformConfig });
+  const url = env.TOOLYARD_DATABASE_URL;
+  if (url && !env.TOOLYARD_PLATFORM_DATABASE_URL) config.database.url = url;
+  return resolveFilePaths(config, path);
+}
+
+/** Files named by `*File` keys are relative to the configuration file, wherever the server is started. */
+function resolveFilePaths<T>(config: T, configFile: string | undefined): T {
+  if (configFile === undefined) return config;
+  const base = dirname(resolve(configFile));
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, /File$/.test(key) && typeof item === 'string' && !isAbsolute(item) ? resolve(base, item) : walk(item)]),
+    );
+  };
+  return walk(config) as T;
+}
