@@ -113,6 +113,7 @@ export async function buildPlatformApp(options: PlatformAppOptions): Promise<Pla
     access,
     identity,
     changes,
+    hooks: { userDeleted: [] },
     lifecycle: { onStart: (task) => starts.push(task), onClose: (task) => closes.push(task) },
   };
   registerAuditRoutes(http, { audit: authorizeAudit(audit, access), access });

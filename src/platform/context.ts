@@ -10,7 +10,23 @@ import type { AuditTrail } from './audit/service.js';
 import type { PlatformConfig } from './config.js';
 import type { PlatformDatabase } from './db.js';
 import type { PlatformAccess } from './identity/access.js';
+import type { Actor } from './identity/actor.js';
 import type { IdentityResolver } from './identity/resolver.js';
+
+/** Change-feed topics features publish on and follow (the database carries them to every replica). */
+export const TOPICS = {
+  /** any user created, changed, deactivated or deleted */
+  users: 'directory.users',
+  /** any group or membership change */
+  groups: 'directory.groups',
+  /** any virtual API key write */
+  keys: 'keys',
+} as const;
+
+/** What other features must do inside the directory's own transactions (a deleted user's keys are revoked). */
+export interface DirectoryHooks {
+  userDeleted: ((trx: Kysely<PlatformDatabase>, userId: string, actor: Actor) => Promise<void>)[];
+}
 
 /**
  * What every feature of the platform is built from. The app makes one and hands it to each feature's
@@ -30,6 +46,7 @@ export interface PlatformContext {
   access: PlatformAccess;
   identity: IdentityResolver;
   changes: ChangeFeed;
+  hooks: DirectoryHooks;
   /** Work to run when the app starts and stops (caches that follow the change feed, timers). */
   lifecycle: { onStart(task: () => void): void; onClose(task: () => Promise<void> | void): void };
 }
