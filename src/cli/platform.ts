@@ -38,6 +38,16 @@ export function registerPlatformCommands(program: Command): void {
     });
 
   platform
+    .command('verify-config')
+    .description('verify a signed configuration envelope offline and print what it enforces (exit 0 valid, 1 invalid, 2 expired)')
+    .argument('<file|url>', 'an envelope file, or the platform URL of /v1/configuration')
+    .option('--jwks <file|url>', 'the public keys (default: found through the platform\'s discovery document)')
+    .action(async (location: string, options: { jwks?: string }) => {
+      const { verifyConfigCommand } = await import('./platform-verify.js');
+      process.exitCode = await verifyConfigCommand(location, options);
+    });
+
+  platform
     .command('check-config')
     .description('validate a configuration file and exit')
     .requiredOption('-c, --config <file>', 'YAML configuration file')

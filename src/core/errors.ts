@@ -6,6 +6,8 @@ export class DomainError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    /** Response headers the answer carries (the current ETag of a 412, Retry-After of a 429). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = new.target.name;
@@ -43,8 +45,9 @@ export class ConflictError extends DomainError {
 }
 
 export class PreconditionFailedError extends DomainError {
-  constructor(message: string) {
-    super(message, 412);
+  /** `current.etag`: the resource's current ETag, sent back so the client can retry without another read. */
+  constructor(message: string, current: { etag?: string } = {}) {
+    super(message, 412, current.etag === undefined ? {} : { etag: current.etag });
   }
 }
 

@@ -14,6 +14,7 @@ import { authorizeAudit } from './audit/authz.js';
 import { registerAuditRoutes } from './audit/routes.js';
 import { AuditEventSchema } from './audit/schemas.js';
 import { createAuditTrail } from './audit/service.js';
+import { registerClientConfigFeature } from './client-config/index.js';
 import type { PlatformConfig } from './config.js';
 import type { PlatformContext } from './context.js';
 import type { PlatformDatabase } from './db.js';
@@ -142,6 +143,6 @@ export async function buildPlatformApp(options: PlatformAppOptions): Promise<Pla
 }
 
 /** Each feature of the platform, in the order their routes are added. */
-async function registerFeatures(_context: PlatformContext): Promise<void> {
-  // features register here
+async function registerFeatures(context: PlatformContext): Promise<void> {
+  await registerClientConfigFeature(context);
 }

@@ -1,5 +1,6 @@
 import type { AuditTables } from './audit/tables.js';
+import type { ClientConfigTables } from './client-config/tables.js';
 import type { DirectoryTables } from './directory/tables.js';
 
 /** Every table of the platform's database; each feature declares its own in its tables.ts. */
-export type PlatformDatabase = AuditTables & DirectoryTables;
+export type PlatformDatabase = AuditTables & ClientConfigTables & DirectoryTables;

@@ -91,7 +91,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof DomainError) {
       if (error.status >= 500) request.log.warn({ err: error }, 'request failed');
-      return reply.code(error.status).send({ error: error.message });
+      return reply.code(error.status).headers(error.headers).send({ error: error.message });
     }
     if (error.validation) {
       return reply.code(400).send({ error: describeValidation(error) });
