@@ -68,6 +68,8 @@ function parseResponse(data: Buffer, closed: boolean, bodiless: boolean): Parsed
   }
 }
 
+const WRITE_CHUNK = 64 * 1024;
+
 /**
  * Writes `payload` as it is on a new TCP connection and reads one HTTP response, so that requests no
  * HTTP client would send (bad bytes, odd methods, wrong lengths) can be tried. `head`: the request
@@ -89,7 +91,13 @@ export function sendRaw(port: number, payload: Buffer, options: { timeoutMs?: nu
       const parsed = parseResponse(received, true, options.head ?? false);
       settle(parsed ? { kind: 'answer', response: parsed.response } : { kind: 'no-answer', detail: `no answer within ${String(options.timeoutMs ?? 10_000)} ms` });
     }, options.timeoutMs ?? 10_000);
-    socket.on('connect', () => socket.write(payload));
+    socket.on('connect', () => void writeUntilAnswered());
+    // RFC 9112 9.5: a client sending a body watches for an early answer and stops sending when one comes
+    const writeUntilAnswered = async () => {
+      for (let offset = 0; offset < payload.length && received.length === 0 && !settled; offset += WRITE_CHUNK) {
+        if (!socket.write(payload.subarray(offset, offset + WRITE_CHUNK))) await new Promise((next) => socket.once('drain', next).once('close', next));
+      }
+    };
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
       const parsed = parseResponse(received, false, options.head ?? false);

@@ -1,4 +1,5 @@
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpApp } from '../../src/core/http/app.js';
 import { isErrorShape, sendRaw, type RawResponse } from '../../scripts/fuzz/raw-http.js';
@@ -108,6 +109,26 @@ describe.each(SERVICES)('the HTTP edge of the $name', (service) => {
       const huge = JSON.stringify({ name: 'a'.repeat(10 * 1024 * 1024) });
       await expectError(request('POST', service.post.path, { 'content-type': 'application/json' }, huge), 413, /larger than the limit of 10485760 bytes/);
     });
+  });
+
+  it('reads a body nobody uses to its end before closing, so the answer is not lost to a reset', async () => {
+    for (const [method, path, status] of [['GET', '/health', 200], ['POST', service.post.path, 413]] as const) {
+      const size = 12 * 1024 * 1024;
+      const socket = connect({ port, host: '127.0.0.1' });
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+      const ended = new Promise((resolve) => socket.once('end', resolve));
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(`${method} ${path} HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${String(size)}\r\n\r\n`);
+      socket.write('x'.repeat(1024 * 1024));
+      await sleep(300);
+      // the server must still be reading: closing now would reset the connection under the client's writes
+      expect({ method, received, ended: socket.readableEnded }).toEqual({ method, received: '', ended: false });
+      socket.write('x'.repeat(size - 1024 * 1024));
+      await ended;
+      socket.destroy();
+      expect(received).toMatch(new RegExp(`^HTTP/1.1 ${String(status)} `));
+    }
   });
 
   describe("requests Node's HTTP parser answers itself", () => {

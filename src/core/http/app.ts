@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError } from '../errors.js';
 import type { HttpMetrics } from '../telemetry/metrics.js';
+import { drainRequest } from './drain-request.js';
 import { describeFrameworkError, parseJsonBody } from './framework-errors.js';
 import { answerUnroutedRequests, createClientErrorHandler } from './protocol-errors.js';
 import { createValidatorCompiler, describeValidation, refuseNulCharacters } from './validation.js';
@@ -72,6 +73,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.addHook('preValidation', (request, _reply, done) => {
     refuseNulCharacters(request);
     done();
+  });
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    // a client still sending more than twice the limit, or for longer than 5 s, is cut off
+    void drainRequest(request.raw, { limitBytes: 2 * bodyLimit, timeoutMs: 5_000 }).then(() => done(null, payload));
   });
   const { metrics } = options;
   if (metrics) {

@@ -101,14 +101,35 @@ export function describeValidation(error: FastifyError): string {
   return `${subject}: ${first.message ?? 'is invalid'}${allowed ? ` (${allowed.join(', ')})` : ''}`;
 }
 
+interface Visit {
+  value: unknown;
+  key?: string;
+  parent?: Visit;
+}
+
+function pathOf(visit: Visit): string[] {
+  const path: string[] = [];
+  for (let at: Visit | undefined = visit; at?.key !== undefined; at = at.parent) path.unshift(at.key);
+  return path;
+}
+
 /** The key path of the first string (value or key) holding a NUL character, `[]` for the root. */
-function nulPath(value: unknown, path: string[] = []): string[] | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return path;
-    const found = nulPath(item, [...path, key]);
-    if (found) return found;
+function nulPath(root: unknown): string[] | undefined {
+  // depth first without recursion: a body may nest arrays thousands deep
+  const pending: Visit[] = [{ value: root }];
+  for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
+    const { value } = visit;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return pathOf(visit);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    const entries = Object.entries(value);
+    if (entries.some(([key]) => key.includes('\u0000'))) return pathOf(visit);
+    for (let index = entries.length - 1; index >= 0; index -= 1) {
+      const [key, item] = entries[index] as [string, unknown];
+      pending.push({ value: item, key, parent: visit });
+    }
   }
   return undefined;
 }

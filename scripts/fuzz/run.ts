@@ -1,0 +1,175 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createCaseGenerator, type FuzzCase } from './generate.js';
+import { operationsOf } from './operations.js';
+import { isErrorShape, sendRaw, type RawOutcome } from './raw-http.js';
+import { startRegistry, startRuntime, type RunningService } from './services.js';
+
+export type ProblemKind = '5xx' | '4xx outside the {error} shape' | 'closed with no answer' | 'process left running';
+
+/** One class of problem: same service, operation, mutation and outcome; the shortest request as its reproduction. */
+export interface Problem {
+  kind: ProblemKind;
+  operation: string;
+  mutation: string;
+  count: number;
+  /** The request as sent (long runs of one character shortened), to replay with `printf '...' | nc`. */
+  request: string;
+  outcome: string;
+  /** What the service logged for the request, when it logged an error. */
+  serverLog?: string;
+}
+
+export interface ServiceReport {
+  requests: number;
+  answers: Record<string, number>;
+  serverErrors: number;
+  badErrorBodies: number;
+  noAnswer: number;
+  /** Processes still running after every workload was deleted (the runtime only). */
+  leakedProcesses?: number;
+  problems: Problem[];
+}
+
+export interface FuzzReport {
+  seed: number;
+  requestsPerService: number;
+  services: Record<string, ServiceReport>;
+  problems: number;
+}
+
+/** Shows a request so a person can read it and paste it: escapes, and `x{5000}` for long runs. */
+function showRequest(payload: Buffer): string {
+  const text = JSON.stringify(payload.toString('latin1')).slice(1, -1);
+  let shown = '';
+  for (let start = 0; start < text.length; ) {
+    let end = start + 1;
+    while (text[end] === text[start]) end += 1;
+    const run = text.slice(start, end);
+    shown += run.length >= 50 ? `${text[start] ?? ''}{${String(run.length)}}` : run;
+    start = end;
+  }
+  return shown;
+}
+
+function describeOutcome(outcome: RawOutcome): string {
+  if (outcome.kind === 'no-answer') return outcome.detail;
+  const body = outcome.response.body.length > 300 ? `${outcome.response.body.slice(0, 300)}...` : outcome.response.body;
+  return `${String(outcome.response.status)} ${outcome.response.headers['content-type'] ?? '(no content-type)'} ${body}`;
+}
+
+function judge(fuzzCase: FuzzCase, outcome: RawOutcome): ProblemKind | undefined {
+  if (outcome.kind === 'no-answer') return 'closed with no answer';
+  const { status } = outcome.response;
+  if (status >= 500) return '5xx';
+  if (status >= 400 && !fuzzCase.head && !isErrorShape(outcome.response)) return '4xx outside the {error} shape';
+  return undefined;
+}
+
+/** The error a service logged for a request id, if any (its JSON log lines carry `reqId`/`requestId`). */
+function loggedError(log: string, requestId: string): string | undefined {
+  for (const line of log.split('\n')) {
+    if (!line.includes(`"${requestId}"`)) continue;
+    try {
+      const entry = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string; stack?: string } };
+      if ((entry.level ?? 0) >= 40) return `${entry.msg ?? ''}: ${entry.err?.stack?.split('\n').slice(0, 4).join(' | ') ?? entry.err?.message ?? ''}`;
+    } catch {
+      // not a log line of the service
+    }
+  }
+  return undefined;
+}
+
+/** Deletes every workload, waits for them to go, and returns the processes still running. */
+async function removeWorkloads(service: RunningService): Promise<number[]> {
+  const api = `http://127.0.0.1:${String(service.port)}/api/v1beta/workloads`;
+  const names = async () => ((await (await fetch(`${api}?all=true`)).json()) as { workloads: { name: string }[] }).workloads.map((w) => w.name);
+  const deadline = Date.now() + 60_000;
+  for (let left = await names(); left.length > 0 && Date.now() < deadline; left = await names()) {
+    await fetch(`${api}/delete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ names: left }) });
+    await sleep(500);
+  }
+  // a supervisor stops its server and then exits: give both a moment
+  let running = await service.processes();
+  for (let waited = 0; running.length > 0 && waited < 15_000; waited += 500) {
+    await sleep(500);
+    running = await service.processes();
+  }
+  return running;
+}
+
+async function fuzzService(service: RunningService, options: { requests: number; seed: number; concurrency: number; progress?: (line: string) => void }): Promise<ServiceReport> {
+  const document = await (await fetch(`http://127.0.0.1:${String(service.port)}/openapi.json`)).json();
+  const next = createCaseGenerator({ operations: operationsOf(document), document, seed: options.seed });
+  const report: ServiceReport = { requests: 0, answers: {}, serverErrors: 0, badErrorBodies: 0, noAnswer: 0, problems: [] };
+  const classes = new Map<string, Problem & { requestId: string; size: number }>();
+  const cases = Array.from({ length: options.requests }, next);
+  let cursor = 0;
+
+  const worker = async () => {
+    for (let index = cursor++; index < cases.length; index = cursor++) {
+      const fuzzCase = cases[index];
+      if (!fuzzCase) break;
+      const outcome = await sendRaw(service.port, fuzzCase.payload, { head: fuzzCase.head, timeoutMs: 30_000 });
+      report.requests += 1;
+      const status = outcome.kind === 'answer' ? `${String(outcome.response.status).slice(0, 1)}xx` : 'none';
+      report.answers[status] = (report.answers[status] ?? 0) + 1;
+      if (report.requests % 1000 === 0) options.progress?.(`${service.name}: ${String(report.requests)} requests`);
+      const kind = judge(fuzzCase, outcome);
+      if (kind === undefined) continue;
+      if (kind === '5xx') report.serverErrors += 1;
+      else if (kind === 'closed with no answer') report.noAnswer += 1;
+      else report.badErrorBodies += 1;
+      const mutationClass = fuzzCase.mutation.replace(/= .*$/, '= ...');
+      const key = `${kind}|${fuzzCase.operation}|${mutationClass}|${outcome.kind === 'answer' ? String(outcome.response.status) : ''}`;
+      const known = classes.get(key);
+      const requestId = /x-request-id: (fuzz-\d+)/.exec(fuzzCase.payload.toString('latin1'))?.[1] ?? '';
+      const candidate = { kind, operation: fuzzCase.operation, mutation: fuzzCase.mutation, count: (known?.count ?? 0) + 1, request: showRequest(fuzzCase.payload), outcome: describeOutcome(outcome), requestId, size: fuzzCase.payload.length };
+      classes.set(key, known && known.size <= candidate.size ? { ...known, count: candidate.count } : candidate);
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  await sleep(500);
+  const log = service.log();
+  report.problems = [...classes.values()].map(({ requestId, size: _size, ...problem }) => {
+    const serverLog = problem.kind === '5xx' ? loggedError(log, requestId) : undefined;
+    return { ...problem, ...(serverLog !== undefined && { serverLog }) };
+  });
+  return report;
+}
+
+/**
+ * Starts the registry server and the local runtime, sends each `requests` generated bad requests over
+ * raw sockets, deletes every workload the runtime was left with, and reports every answer outside the
+ * contract: a 5xx, a 4xx without the `{error}` body, a connection closed without an answer, a process
+ * left running.
+ */
+export async function runFuzz(options: { requests: number; seed: number; concurrency?: number; progress?: (line: string) => void }): Promise<FuzzReport> {
+  const report: FuzzReport = { seed: options.seed, requestsPerService: options.requests, services: {}, problems: 0 };
+  for (const start of [startRegistry, startRuntime]) {
+    const service = await start();
+    try {
+      options.progress?.(`${service.name}: listening on ${String(service.port)}`);
+      const serviceReport = await fuzzService(service, { ...options, concurrency: options.concurrency ?? 8 });
+      if (service.name === 'runtime') {
+        const left = await removeWorkloads(service);
+        serviceReport.leakedProcesses = left.length;
+        if (left.length > 0) {
+          serviceReport.problems.push({ kind: 'process left running', operation: '-', mutation: '-', count: left.length, request: '-', outcome: `pids ${left.join(', ')} still running after every workload was deleted` });
+          // the run must not leave them behind: they were started by this run's runtime
+          for (const pid of left) {
+            try {
+              process.kill(pid, 'SIGKILL');
+            } catch {
+              // it ended by itself meanwhile
+            }
+          }
+        }
+      }
+      report.services[service.name] = serviceReport;
+      report.problems += serviceReport.problems.reduce((sum, problem) => sum + problem.count, 0);
+    } finally {
+      await service.stop();
+    }
+  }
+  return report;
+}
