@@ -85,6 +85,27 @@ const TYPED_VALUES: [string, unknown][] = [
   ['object', { fuzz: 'fuzz' }],
 ];
 
+/** Strings a field is given on purpose; a URL among them only ever points at this machine. */
+const STRANGE_STRINGS = [
+  'a\u0000b',
+  '\u0000',
+  'caf\u00e9\u202e\ud83d\ude00',
+  '\ud800',
+  '../../etc/passwd',
+  '/etc/passwd',
+  ' padded ',
+  'line\nbreak',
+  'n'.repeat(300),
+  'not a url',
+  'http://',
+  'http://a%zz@127.0.0.1:9/mcp',
+  'ftp://127.0.0.1:9/',
+  '%zz',
+  '-rf',
+  '*',
+  '',
+];
+
 const MALFORMED_JSON: [string, string][] = [
   ['truncated', '{"name": '],
   ['trailing comma', '{"name": "a",}'],
@@ -144,10 +165,14 @@ function sample(schema: Schema, resolve: (schema: Schema) => Schema, depth = 0):
   }
 }
 
-/** The key paths of a body schema (and of the sampled body), to pick where a mutation lands. */
+/** The key paths of a body schema (array items as `0`), to pick where a mutation lands. */
 function keyPaths(schema: Schema, resolve: (schema: Schema) => Schema, prefix: string[] = [], depth = 0): string[][] {
   const s = resolve(schema);
   if (depth > 3) return [];
+  if (s.items) {
+    const item = [...prefix, '0'];
+    return [item, ...keyPaths(s.items, resolve, item, depth + 1)];
+  }
   const paths: string[][] = [];
   const keys = Object.keys(s.properties ?? {});
   const free = s.additionalProperties !== false && (s.type === 'object' || s.properties !== undefined);
@@ -158,19 +183,23 @@ function keyPaths(schema: Schema, resolve: (schema: Schema) => Schema, prefix: s
   return paths;
 }
 
-function setPath(target: Record<string, unknown>, path: string[], value: unknown): Record<string, unknown> {
-  const copy = structuredClone(target);
-  let node: Record<string, unknown> = copy;
-  path.slice(0, -1).forEach((key) => {
-    const next = node[key];
-    node = typeof next === 'object' && next !== null && !Array.isArray(next) ? (next as Record<string, unknown>) : (node[key] = {});
-  });
-  node[path[path.length - 1] ?? 'fuzz'] = value;
-  return copy;
+/** A copy of `target` with `value` at `path`, creating objects (arrays for `0`) on the way. */
+function setPath(target: unknown, path: string[], value: unknown): unknown {
+  const [key, ...rest] = path;
+  if (key === undefined) return value;
+  if (/^\d+$/.test(key)) {
+    const array = Array.isArray(target) ? [...(target as unknown[])] : [];
+    array[Number(key)] = setPath(array[Number(key)], rest, value);
+    return array;
+  }
+  const object = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  object[key] = setPath(object[key], rest, value);
+  return object;
 }
 
-function knownValue(name: string): string {
-  if (/registry/i.test(name)) return 'default';
+/** A value that names something that exists, so that requests get past the lookup to what they carry. */
+function knownValue(template: string, name: string): string {
+  if (/registry/i.test(name) || new RegExp(`/registry/\\{${name}\\}`).test(template)) return 'default';
   if (name === 'type') return 'server';
   if (name === 'version') return 'latest';
   return 'fuzz';
@@ -217,9 +246,10 @@ export function createCaseGenerator(options: { operations: Operation[]; document
     },
     // a body: malformed, of the wrong type, with a wrong field, an unknown field, a huge or NUL string
     (operation, draft, _segments, body) => {
-      const shape = body !== undefined && typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+      const shape = body ?? {};
       const paths = operation.body ? keyPaths(operation.body, resolve) : [];
-      const variant = uniformInt(rng, 0, 6);
+      // wrong values in fields reach furthest into a service: they come most often
+      const variant = pick([0, 1, 2, 2, 3, 4, 5, 5, 5, 5, 6]);
       const path = paths.length > 0 ? pick(paths) : ['fuzz'];
       const where = `body.${path.join('.')}`;
       if (variant === 0) {
@@ -247,7 +277,7 @@ export function createCaseGenerator(options: { operations: Operation[]; document
         return `${where} = ${String(size)}-character string`;
       }
       if (variant === 5) {
-        const value = pick(['a\u0000b', '\u0000', 'caf\u00e9\u202e\ud83d\ude00', '\ud800', '../../etc/passwd', ' padded ', 'line\nbreak']);
+        const value = pick(STRANGE_STRINGS);
         setBody(draft, JSON.stringify(setPath(shape, path, value)));
         return `${where} = ${JSON.stringify(value)}`;
       }
@@ -281,7 +311,7 @@ export function createCaseGenerator(options: { operations: Operation[]; document
     const operation = options.operations[turn % options.operations.length];
     turn += 1;
     if (!operation) throw new Error('the document has no operations');
-    const segments = Object.fromEntries(operation.pathParams.map((p) => [p.name, knownValue(p.name)]));
+    const segments = Object.fromEntries(operation.pathParams.map((p) => [p.name, knownValue(operation.path, p.name)]));
     const body = operation.body ? sample(operation.body, resolve) : undefined;
     const draft: Draft = {
       method: operation.method,
@@ -295,7 +325,9 @@ export function createCaseGenerator(options: { operations: Operation[]; document
     };
     if (body !== undefined) setBody(draft, JSON.stringify(body));
     let mutation: string | undefined;
-    while (mutation === undefined) mutation = pick(mutators)(operation, draft, segments, body);
+    // an operation with a body gets body mutations half of the time
+    const weighted = operation.body ? [...mutators, ...Array.from({ length: mutators.length - 2 }, () => mutators[2])] : mutators;
+    while (mutation === undefined) mutation = pick(weighted)?.(operation, draft, segments, body);
     if (draft.body !== undefined && !draft.headers.some(([name]) => name.toLowerCase() === 'content-length' || name.toLowerCase() === 'transfer-encoding')) {
       draft.headers.push(['content-length', String(draft.body.length)]);
     }

@@ -182,6 +182,16 @@ describe.each(SERVICES)('the HTTP edge of the $name', (service) => {
     });
   });
 
+  it('refuses half of a surrogate pair in a JSON string (PostgreSQL cannot store it), naming the field', async () => {
+    const body = JSON.stringify({ name: 'a', labels: { team: 'a\udc00' } });
+    await expectError(request('POST', service.nested.path, { 'content-type': 'application/json' }, body), 400, /"body\.labels\.team: must be well-formed Unicode/);
+    if (service.name === 'registry server') {
+      // where it answered 500: PostgreSQL refused the claims as JSON
+      const claims = JSON.stringify({ claims: { team: 'a\ud800' } });
+      await expectError(request('PUT', '/v1/registries/edge', { 'content-type': 'application/json' }, claims), 400, /"body\.claims\.team: must be well-formed Unicode/);
+    }
+  });
+
   describe('integers in the query are decimal digits, within range', () => {
     it.each(['1e309', 'Infinity', '0x10', '1.0', '%205', '', '-0x1', '99999999999999999999'])('%j is refused with 400 naming the parameter', async (value) => {
       await expectError(request('GET', `${service.list.path}?${service.list.integer}=${value}`), 400, new RegExp(`^\\{"error":"${service.list.integer}: must be`));

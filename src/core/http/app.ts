@@ -9,7 +9,7 @@ import type { HttpMetrics } from '../telemetry/metrics.js';
 import { drainRequest } from './drain-request.js';
 import { describeFrameworkError, parseJsonBody } from './framework-errors.js';
 import { answerUnroutedRequests, createClientErrorHandler } from './protocol-errors.js';
-import { createValidatorCompiler, describeValidation, refuseNulCharacters } from './validation.js';
+import { createValidatorCompiler, describeValidation, refuseUnstorableText } from './validation.js';
 
 export type HttpApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>;
 
@@ -71,7 +71,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     done();
   });
   app.addHook('preValidation', (request, _reply, done) => {
-    refuseNulCharacters(request);
+    refuseUnstorableText(request);
     done();
   });
   app.addHook('onSend', (request, _reply, payload, done) => {

@@ -113,19 +113,23 @@ function pathOf(visit: Visit): string[] {
   return path;
 }
 
-/** The key path of the first string (value or key) holding a NUL character, `[]` for the root. */
-function nulPath(root: unknown): string[] | undefined {
+/** NUL, or half of a UTF-16 surrogate pair alone (JSON can carry `"\ud800"`; UTF-8 and PostgreSQL cannot). */
+const unstorable = (text: string) => text.includes('\u0000') || /\p{Cs}/u.test(text);
+
+/** The key path of the first string (value or key) that holds unstorable text, `[]` for the root. */
+function unstorablePath(root: unknown): { path: string[]; text: string } | undefined {
   // depth first without recursion: a body may nest arrays thousands deep
   const pending: Visit[] = [{ value: root }];
   for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
     const { value } = visit;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return pathOf(visit);
+      if (unstorable(value)) return { path: pathOf(visit), text: value };
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
     const entries = Object.entries(value);
-    if (entries.some(([key]) => key.includes('\u0000'))) return pathOf(visit);
+    const badKey = entries.find(([name]) => unstorable(name));
+    if (badKey) return { path: pathOf(visit), text: badKey[0] };
     for (let index = entries.length - 1; index >= 0; index -= 1) {
       const [key, item] = entries[index] as [string, unknown];
       pending.push({ value: item, key, parent: visit });
@@ -135,18 +139,21 @@ function nulPath(root: unknown): string[] | undefined {
 }
 
 /**
- * No text the services store or use as a file name may hold NUL: PostgreSQL refuses it in text and
- * the file system in paths, so it is refused at the edge, for every route, naming the field.
+ * No text the services store or use as a file name may hold NUL (PostgreSQL refuses it in text, the
+ * file system in paths) or a lone surrogate (PostgreSQL refuses it in JSON): both are refused at the
+ * edge, for every route, naming the field.
  */
-export function refuseNulCharacters(request: { params: unknown; query: unknown; body: unknown }): void {
+export function refuseUnstorableText(request: { params: unknown; query: unknown; body: unknown }): void {
   for (const [part, value, prefix] of [
     ['path', request.params, []],
     ['query', request.query, []],
     ['body', request.body, ['body']],
   ] as const) {
-    const path = nulPath(value);
-    if (path === undefined) continue;
-    const field = [...prefix, ...path].join('.');
-    throw new InvalidInputError(`${field === '' ? part : field}: must not contain a NUL character`);
+    const found = unstorablePath(value);
+    if (found === undefined) continue;
+    const field = [...prefix, ...found.path].join('.') || part;
+    throw new InvalidInputError(
+      found.text.includes('\u0000') ? `${field}: must not contain a NUL character` : `${field}: must be well-formed Unicode (it holds half of a surrogate pair, like \\ud800)`,
+    );
   }
 }
