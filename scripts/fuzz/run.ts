@@ -39,22 +39,24 @@ export interface FuzzReport {
 
 /** Shows a request so a person can read it and paste it: escapes, and `x{5000}` for long runs. */
 function showRequest(payload: Buffer): string {
-  const text = JSON.stringify(payload.toString('latin1')).slice(1, -1);
+  return shorten(JSON.stringify(payload.toString('latin1')).slice(1, -1), Number.POSITIVE_INFINITY);
+}
+
+/** Long runs of one character as `x{5000}`, then at most `limit` characters. */
+function shorten(text: string, limit: number): string {
   let shown = '';
   for (let start = 0; start < text.length; ) {
     let end = start + 1;
     while (text[end] === text[start]) end += 1;
-    const run = text.slice(start, end);
-    shown += run.length >= 50 ? `${text[start] ?? ''}{${String(run.length)}}` : run;
+    shown += end - start >= 50 ? `${text[start] ?? ''}{${String(end - start)}}` : text.slice(start, end);
     start = end;
   }
-  return shown;
+  return shown.length > limit ? `${shown.slice(0, limit)}...` : shown;
 }
 
 function describeOutcome(outcome: RawOutcome): string {
   if (outcome.kind === 'no-answer') return outcome.detail;
-  const body = outcome.response.body.length > 300 ? `${outcome.response.body.slice(0, 300)}...` : outcome.response.body;
-  return `${String(outcome.response.status)} ${outcome.response.headers['content-type'] ?? '(no content-type)'} ${body}`;
+  return `${String(outcome.response.status)} ${outcome.response.headers['content-type'] ?? '(no content-type)'} ${shorten(outcome.response.body, 300)}`;
 }
 
 function judge(fuzzCase: FuzzCase, outcome: RawOutcome): ProblemKind | undefined {
@@ -131,45 +133,56 @@ async function fuzzService(service: RunningService, options: { requests: number;
   await sleep(500);
   const log = service.log();
   report.problems = [...classes.values()].map(({ requestId, size: _size, ...problem }) => {
-    const serverLog = problem.kind === '5xx' ? loggedError(log, requestId) : undefined;
+    const logged = problem.kind === '5xx' ? loggedError(log, requestId) : undefined;
+    const serverLog = logged === undefined ? undefined : shorten(logged, 600);
     return { ...problem, ...(serverLog !== undefined && { serverLog }) };
   });
   return report;
 }
 
-/**
- * Starts the registry server and the local runtime, sends each `requests` generated bad requests over
- * raw sockets, deletes every workload the runtime was left with, and reports every answer outside the
- * contract: a 5xx, a 4xx without the `{error}` body, a connection closed without an answer, a process
- * left running.
- */
-export async function runFuzz(options: { requests: number; seed: number; concurrency?: number; progress?: (line: string) => void }): Promise<FuzzReport> {
-  const report: FuzzReport = { seed: options.seed, requestsPerService: options.requests, services: {}, problems: 0 };
-  for (const start of [startRegistry, startRuntime]) {
-    const service = await start();
-    try {
-      options.progress?.(`${service.name}: listening on ${String(service.port)}`);
-      const serviceReport = await fuzzService(service, { ...options, concurrency: options.concurrency ?? 8 });
-      if (service.name === 'runtime') {
-        const left = await removeWorkloads(service);
-        serviceReport.leakedProcesses = left.length;
-        if (left.length > 0) {
-          serviceReport.problems.push({ kind: 'process left running', operation: '-', mutation: '-', count: left.length, request: '-', outcome: `pids ${left.join(', ')} still running after every workload was deleted` });
-          // the run must not leave them behind: they were started by this run's runtime
-          for (const pid of left) {
-            try {
-              process.kill(pid, 'SIGKILL');
-            } catch {
-              // it ended by itself meanwhile
-            }
-          }
-        }
+async function fuzzAndClean(service: RunningService, options: { requests: number; seed: number; concurrency: number; progress?: (line: string) => void }): Promise<ServiceReport> {
+  options.progress?.(`${service.name}: listening on ${String(service.port)}`);
+  const report = await fuzzService(service, options);
+  if (service.name !== 'runtime') return report;
+  const left = await removeWorkloads(service);
+  report.leakedProcesses = left.length;
+  if (left.length > 0) {
+    report.problems.push({ kind: 'process left running', operation: '-', mutation: '-', count: left.length, request: '-', outcome: `pids ${left.join(', ')} still running after every workload was deleted` });
+    // the run must not leave them behind: this run's runtime started them
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // it ended by itself meanwhile
       }
-      report.services[service.name] = serviceReport;
-      report.problems += serviceReport.problems.reduce((sum, problem) => sum + problem.count, 0);
-    } finally {
-      await service.stop();
     }
   }
   return report;
+}
+
+/**
+ * Starts the registry server and the local runtime, sends each `requests` generated bad requests over
+ * raw sockets (both services at once), deletes every workload the runtime was left with, and reports
+ * every answer outside the contract: a 5xx, a 4xx without the `{error}` body, a connection closed
+ * without an answer, a process left running.
+ */
+export async function runFuzz(options: { requests: number; seed: number; concurrency?: number; progress?: (line: string) => void }): Promise<FuzzReport> {
+  const started = await Promise.allSettled([startRegistry(), startRuntime()]);
+  const services = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  try {
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const settings = { ...options, concurrency: options.concurrency ?? 4 };
+    const reports = await Promise.all(services.map((service) => fuzzAndClean(service, settings)));
+    const report: FuzzReport = { seed: options.seed, requestsPerService: options.requests, services: {}, problems: 0 };
+    services.forEach((service, index) => {
+      const serviceReport = reports[index];
+      if (!serviceReport) return;
+      report.services[service.name] = serviceReport;
+      report.problems += serviceReport.problems.reduce((sum, problem) => sum + problem.count, 0);
+    });
+    return report;
+  } finally {
+    await Promise.all(services.map((service) => service.stop()));
+  }
 }
