@@ -27,8 +27,11 @@ function spawnToolyard(args: string[], env: Record<string, string>): ChildProces
   return Object.assign(child, { log: () => output });
 }
 
+/** How long a service may take to start: PGlite's first start and migrations are slow on a busy 2-core machine. */
+const START_TIMEOUT_MS = 180_000;
+
 async function waitHealthy(port: number, child: ChildProcess & { log: () => string }): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the service exited with code ${String(child.exitCode)}:\n${child.log()}`);
     try {
@@ -38,7 +41,7 @@ async function waitHealthy(port: number, child: ChildProcess & { log: () => stri
     }
     await sleep(200);
   }
-  throw new Error(`the service did not answer /health within 60 s:\n${child.log()}`);
+  throw new Error(`the service did not answer /health within ${String(START_TIMEOUT_MS / 1000)} s:\n${child.log()}`);
 }
 
 /** Pids of live processes whose environment holds `marker` (Linux /proc; empty elsewhere). */

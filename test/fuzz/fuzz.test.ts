@@ -15,5 +15,5 @@ describe('generated bad requests against both services', () => {
       expect(service?.problems, name).toEqual([]);
     }
     expect(report.services.runtime?.leakedProcesses).toBe(0);
-  }, 180_000);
+  }, 300_000);
 });
