@@ -25,7 +25,8 @@ const TEN_MIB = 10 * 1024 * 1024;
 /**
  * The Fastify app every service starts from: `{error}` bodies for every failure (Node's parser,
  * Fastify's own errors and ours alike), 405 with `Allow` for a known path asked with the wrong
- * method, no NUL character in any input, request ids, and request metrics by route pattern.
+ * method, no NUL character or lone surrogate in any input, numbers in query strings and paths as
+ * plain decimal digits, request ids, and request metrics by route pattern.
  */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const bodyLimit = options.bodyLimit ?? TEN_MIB;
@@ -76,7 +77,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   app.addHook('onSend', (request, _reply, payload, done) => {
     // a client still sending more than twice the limit, or for longer than 5 s, is cut off
-    void drainRequest(request.raw, { limitBytes: 2 * bodyLimit, timeoutMs: 5_000 }).then(() => done(null, payload));
+    const draining = drainRequest(request.raw, { limitBytes: 2 * bodyLimit, timeoutMs: 5_000 });
+    if (draining) void draining.then(() => done(null, payload));
+    else done(null, payload);
   });
   const { metrics } = options;
   if (metrics) {

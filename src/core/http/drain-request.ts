@@ -5,9 +5,10 @@ import type { IncomingMessage } from 'node:http';
  * body over the limit), up to `limitBytes` or `timeoutMs`. Node closes a connection it answers with
  * `connection: close` at once; bytes of the request still arriving then make the kernel reset the
  * connection, and the client loses the answer (the 413 with its `{error}`) before it reads it.
+ * Undefined when the whole request was read (almost always: no promise on the hot path).
  */
-export function drainRequest(request: IncomingMessage, options: { limitBytes: number; timeoutMs: number }): Promise<void> {
-  if (request.complete || request.readableEnded || request.destroyed) return Promise.resolve();
+export function drainRequest(request: IncomingMessage, options: { limitBytes: number; timeoutMs: number }): Promise<void> | undefined {
+  if (request.complete || request.readableEnded || request.destroyed) return undefined;
   return new Promise((resolve) => {
     let discarded = 0;
     const done = () => {

@@ -17,8 +17,8 @@ interface SchemaNode {
   anyOf?: SchemaNode[];
 }
 
-const INTEGER_TEXT = /^-?(0|[1-9]\d*)$/;
-const NUMBER_TEXT = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+const INTEGER_TEXT = /^-?\d+$/;
+const NUMBER_TEXT = /^-?\d+(\.\d+)?$/;
 
 function numericKind(schema: SchemaNode | undefined): 'integer' | 'number' | undefined {
   if (schema === undefined) return undefined;
