@@ -82,7 +82,7 @@ function loggedError(log: string, requestId: string): string | undefined {
 }
 
 /** Deletes every workload, waits for them to go, and returns the processes still running. */
-async function removeWorkloads(service: RunningService): Promise<number[]> {
+async function removeWorkloads(service: RunningService): Promise<{ pid: number; command: string }[]> {
   const api = `http://127.0.0.1:${String(service.port)}/api/v1beta/workloads`;
   const names = async () => ((await (await fetch(`${api}?all=true`)).json()) as { workloads: { name: string }[] }).workloads.map((w) => w.name);
   const deadline = Date.now() + 60_000;
@@ -104,13 +104,14 @@ async function fuzzService(service: RunningService, options: { requests: number;
   const next = createCaseGenerator({ operations: operationsOf(document), document, seed: options.seed });
   const report: ServiceReport = { requests: 0, answers: {}, serverErrors: 0, badErrorBodies: 0, noAnswer: 0, problems: [] };
   const classes = new Map<string, Problem & { requestId: string; size: number }>();
-  const cases = Array.from({ length: options.requests }, next);
-  let cursor = 0;
+  let generated = 0;
 
   const worker = async () => {
-    for (let index = cursor++; index < cases.length; index = cursor++) {
-      const fuzzCase = cases[index];
-      if (!fuzzCase) break;
+    // cases are made as workers take them, in the seed's order: making them all first would stall
+    // this process for seconds (some bodies are 11 MiB) while the other service's requests wait
+    while (generated < options.requests) {
+      generated += 1;
+      const fuzzCase = next();
       const outcome = await sendRaw(service.port, fuzzCase.payload, { head: fuzzCase.head, timeoutMs: 30_000 });
       report.requests += 1;
       const status = outcome.kind === 'answer' ? `${String(outcome.response.status).slice(0, 1)}xx` : 'none';
@@ -147,9 +148,10 @@ async function fuzzAndClean(service: RunningService, options: { requests: number
   const left = await removeWorkloads(service);
   report.leakedProcesses = left.length;
   if (left.length > 0) {
-    report.problems.push({ kind: 'process left running', operation: '-', mutation: '-', count: left.length, request: '-', outcome: `pids ${left.join(', ')} still running after every workload was deleted` });
+    const outcome = `still running after every workload was deleted: ${left.map(({ pid, command }) => `${String(pid)} (${command})`).join(', ')}`;
+    report.problems.push({ kind: 'process left running', operation: '-', mutation: '-', count: left.length, request: '-', outcome });
     // the run must not leave them behind: this run's runtime started them
-    for (const pid of left) {
+    for (const { pid } of left) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {

@@ -15,7 +15,7 @@ export interface RunningService {
   /** Everything the service wrote to stdout and stderr (its JSON log lines). */
   log: () => string;
   /** Processes (other than the service itself) whose environment names this service's temporary directory. */
-  processes: () => Promise<number[]>;
+  processes: () => Promise<{ pid: number; command: string }[]>;
   stop: () => Promise<void>;
 }
 
@@ -44,15 +44,17 @@ async function waitHealthy(port: number, child: ChildProcess & { log: () => stri
   throw new Error(`the service did not answer /health within ${String(START_TIMEOUT_MS / 1000)} s:\n${child.log()}`);
 }
 
-/** Pids of live processes whose environment holds `marker` (Linux /proc; empty elsewhere). */
-async function processesMarked(marker: string, except: number | undefined): Promise<number[]> {
+/** Live processes whose environment holds `marker` (Linux /proc; none elsewhere). */
+async function processesMarked(marker: string, except: number | undefined): Promise<{ pid: number; command: string }[]> {
   const entries = await readdir('/proc').catch(() => [] as string[]);
-  const found: number[] = [];
+  const found: { pid: number; command: string }[] = [];
   for (const entry of entries) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === except) continue;
     const environ = await readFile(`/proc/${entry}/environ`, 'latin1').catch(() => '');
-    if (environ.split('\0').includes(marker)) found.push(pid);
+    if (!environ.split('\0').includes(marker)) continue;
+    const command = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    found.push({ pid, command: command.split('\0').join(' ').trim() });
   }
   return found;
 }
