@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import createRouter from 'find-my-way';
-import { Ajv } from 'ajv';
-import ajvFormats from 'ajv-formats';
 import type { Logger } from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError } from '../errors.js';
 import type { HttpMetrics } from '../telemetry/metrics.js';
+import { drainRequest } from './drain-request.js';
+import { describeFrameworkError, parseJsonBody } from './framework-errors.js';
+import { answerUnroutedRequests, createClientErrorHandler } from './protocol-errors.js';
+import { createValidatorCompiler, describeValidation, refuseUnstorableText } from './validation.js';
 
 export type HttpApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>;
 
@@ -20,40 +22,37 @@ export interface HttpAppOptions {
 
 const TEN_MIB = 10 * 1024 * 1024;
 
-function createAjv(coerceTypes: 'array' | false): Ajv {
-  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
-  // ajv-formats is CommonJS with an ES default export: under NodeNext the plugin is `.default`
-  ajvFormats.default(ajv);
-  return ajv;
-}
-
 /**
- * Query strings and path parameters arrive as text and are coerced to their declared types; JSON
- * bodies are not, so `{claims: {org: 3}}` is refused instead of being stored as "3".
- */
-const validators = { strings: createAjv('array'), body: createAjv(false) };
-
-/**
- * The Fastify app every service starts from: `{error}` bodies for every failure, 405 with `Allow` for a
- * known path asked with the wrong method, request ids, and request metrics by route pattern.
+ * The Fastify app every service starts from: `{error}` bodies for every failure (Node's parser,
+ * Fastify's own errors and ours alike), 405 with `Allow` for a known path asked with the wrong
+ * method, no NUL character or lone surrogate in any input, numbers in query strings and paths as
+ * plain decimal digits, request ids, and request metrics by route pattern.
  */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const bodyLimit = options.bodyLimit ?? TEN_MIB;
   const app = Fastify({
     loggerInstance: options.logger,
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: options.bodyLimit ?? TEN_MIB,
+    bodyLimit,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    // Node would answer a missing Host with an empty 400: the onRequest hook below answers it instead
+    http: { requireHostHeader: false },
+    clientErrorHandler: createClientErrorHandler(options.logger),
+    frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? validators.body : validators.strings).compile(schema));
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
 
   const known = createRouter();
+  const methods = new Set<string>();
   app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) {
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      methods.add(method);
       if (method === 'HEAD') continue;
       try {
         known.on(method as 'GET', route.url, () => undefined);
@@ -62,10 +61,25 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       }
     }
   });
+  answerUnroutedRequests(app.server, () => [...methods].sort());
 
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      void reply.code(400).header('connection', 'close').send({ error: 'the Host header is required in HTTP/1.1 requests' });
+      return;
+    }
     done();
+  });
+  app.addHook('preValidation', (request, _reply, done) => {
+    refuseUnstorableText(request);
+    done();
+  });
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    // a client still sending more than twice the limit, or for longer than 5 s, is cut off
+    const draining = drainRequest(request.raw, { limitBytes: 2 * bodyLimit, timeoutMs: 5_000 });
+    if (draining) void draining.then(() => done(null, payload));
+    else done(null, payload);
   });
   const { metrics } = options;
   if (metrics) {
@@ -88,7 +102,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return reply.code(404).send({ error: `no route for ${request.method} ${path}` });
   });
 
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  /** The one place an error becomes a status and an `{error}` body; a 5xx never carries detail. */
+  function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     if (error instanceof DomainError) {
       if (error.status >= 500) request.log.warn({ err: error }, 'request failed');
       return reply.code(error.status).headers(error.headers).send({ error: error.message });
@@ -97,25 +112,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return reply.code(400).send({ error: describeValidation(error) });
     }
     const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) return reply.code(status).send({ error: error.message });
+    if (status >= 400 && status < 500) return reply.code(status).send({ error: describeFrameworkError(error, request, bodyLimit) ?? error.message });
     request.log.error({ err: error, requestId: request.id }, 'unexpected error');
     return reply.code(500).send({ error: 'internal server error' });
-  });
+  }
+  app.setErrorHandler(sendError);
   return app;
-}
-
-/** Turns Ajv's report into one sentence naming the parameter: `limit: must be <= 100`. */
-function describeValidation(error: FastifyError): string {
-  const first = error.validation?.[0];
-  if (!first) return error.message;
-  const context = error.validationContext ?? 'request';
-  const path = first.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  const missing = (first.params as { missingProperty?: string }).missingProperty;
-  const extra = (first.params as { additionalProperty?: string }).additionalProperty;
-  const where = [path, missing ?? extra].filter(Boolean).join('.');
-  const subject = where === '' ? context : context === 'body' ? `body.${where}` : where;
-  if (extra !== undefined) return `${subject}: unknown field`;
-  if (missing !== undefined) return `${subject}: is required`;
-  const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
-  return `${subject}: ${first.message ?? 'is invalid'}${allowed ? ` (${allowed.join(', ')})` : ''}`;
 }
