@@ -1,7 +1,7 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { PROVIDER_TYPES } from './types.js';
 
-const ProviderTypeSchema = Type.Union(
+export const ProviderTypeSchema = Type.Union(
   PROVIDER_TYPES.map((type) => Type.Literal(type)),
   { description: 'encrypted (read, write, list, delete; the default), environment (read-only TOOLYARD_SECRET_<NAME>), 1password (read, list; needs OP_SERVICE_ACCOUNT_TOKEN)' },
 );
@@ -19,6 +19,10 @@ export const SetupBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** `<config>/secrets.json`: the provider in force. */
+export const SecretsSettings = Type.Object({ provider_type: ProviderTypeSchema });
+export type SecretsSettings = Static<typeof SecretsSettings>;
 
 export const SetupReply = Type.Object({ provider_type: ProviderTypeSchema, message: Type.String() });
 

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Clock } from '../../core/clock.js';
 import { ConflictError, UnavailableError } from '../../core/errors.js';
+import { BrokenStateFileError } from '../state/files.js';
 import { createProcessIdentities, type ProcessIdentities, type ProcessIdentity } from './process-identity.js';
 import type { StatusRecord } from './schemas.js';
 import type { WorkloadStore } from './store.js';
@@ -77,8 +78,15 @@ export function createSupervisorControl(options: SupervisorControlOptions): Supe
     await waitGone(identity, stopGraceMs);
   };
 
+  /** A status file that cannot be used proves no process, like none at all; the supervisor writes a new one. */
+  const readStatus = (name: string): Promise<StatusRecord | undefined> =>
+    store.readStatus(name).catch((error: unknown) => {
+      if (error instanceof BrokenStateFileError) return undefined;
+      throw error;
+    });
+
   const start = async (name: string): Promise<void> => {
-    const previous = await store.readStatus(name);
+    const previous = await readStatus(name);
     if (await identities.isAlive(previous?.supervisor)) throw new ConflictError(`workload ${name} is already running; stop it first`);
     const { command, args } = spawnCommand(name);
     // Its own session and process group, so it outlives whoever started it (the API server, the CLI).
@@ -91,7 +99,7 @@ export function createSupervisorControl(options: SupervisorControlOptions): Supe
 
     const deadline = Date.now() + startTimeoutMs;
     for (;;) {
-      const record = await store.readStatus(name);
+      const record = await readStatus(name);
       const ours = pid !== undefined && record?.supervisor?.pid === pid;
       if (ours && record.status === 'running') return;
       if (ours && record.status === 'error') throw new UnavailableError(`workload ${name} failed to start: ${record.status_context}`);
