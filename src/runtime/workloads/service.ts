@@ -279,17 +279,29 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     });
   };
 
-  /** Names that exist and are not being deleted, once each; a NotFoundError names the others before anything is done. */
+  /**
+   * The names once each, if they all exist and none is being deleted; otherwise a NotFoundError naming
+   * the others, before anything is done. Whether a delete came first is decided on arrival, before
+   * anything is awaited, so a delete is final for every request that comes after it.
+   */
   const accept = async (names: readonly string[], action: BulkAction): Promise<string[]> => {
     names.forEach((name, index) => checkName(name, `names[${String(index)}]`));
     const unique = [...new Set(names)];
-    const unknown: string[] = [];
-    for (const name of unique) {
-      // a delete may be given again (one that died half-way); anything else after a delete finds nothing
-      const gone = action === 'remove' ? deleting.has(name) : await beingDeleted(name);
-      if (gone || !(await store.exists(name))) unknown.push(name);
+    const deleted = unique.filter((name) => deleting.has(name));
+    if (deleted.length > 0) throw new NotFoundError(`workloads not found: ${deleted.join(', ')}`);
+    if (action === 'remove') for (const name of unique) deleting.add(name);
+    try {
+      const unknown: string[] = [];
+      for (const name of unique) {
+        // a delete may be given again (one that died half-way in another process); nothing else may
+        const gone = !(await store.exists(name)) || (action !== 'remove' && (await recordOf(name))?.status === 'removing');
+        if (gone) unknown.push(name);
+      }
+      if (unknown.length > 0) throw new NotFoundError(`workloads not found: ${unknown.join(', ')}`);
+    } catch (error) {
+      if (action === 'remove') for (const name of unique) deleting.delete(name);
+      throw error;
     }
-    if (unknown.length > 0) throw new NotFoundError(`workloads not found: ${unknown.join(', ')}`);
     return unique;
   };
 
@@ -308,8 +320,13 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
    */
   const bulk = async (names: readonly string[], action: BulkAction): Promise<Accepted> => {
     const accepted = await accept(names, action);
-    if (action === 'remove') for (const name of accepted) deleting.add(name);
-    await Promise.all(accepted.map((name) => mark(name, action === 'remove' ? 'removing' : 'stopping', action === 'restart' ? 'restarting' : '')));
+    await Promise.all(
+      accepted.map(async (name) => {
+        if (action === 'remove') await mark(name, 'removing');
+        // a delete that came in meanwhile has the last word on the status
+        else if (!deleting.has(name)) await mark(name, 'stopping', action === 'restart' ? 'restarting' : '');
+      }),
+    );
     const done = Promise.all(
       accepted.map(async (name) => {
         try {
