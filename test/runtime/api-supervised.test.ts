@@ -82,7 +82,7 @@ describe('the local API with real supervisors (server-everything)', () => {
         call('POST', '/workloads/restart', { names: [name] }),
         call('POST', `/workloads/${name}/edit`, { url: 'http://127.0.0.1:9/mcp' }),
       ]);
-      expect([restart?.statusCode, deleted?.statusCode]).toEqual([202, 202]);
+      expect([restart.statusCode, deleted.statusCode]).toEqual([202, 202]);
       expect(after.map((response) => response.statusCode)).toEqual([404, 404, 404, 404]);
       await waitFor(async () => ((await call('GET', `/workloads/${name}/status`)).statusCode === 404 ? true : undefined), 30_000, `${name} deleted`);
       expect(await supervisorsOf(state)).toEqual([]);
