@@ -143,8 +143,16 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
 
   const installAndResolve = async (image: string, request: WorkloadRequest) => {
     const runtime = packages.forImage(image);
-    await runtime.prepare(image, request.runtime_config);
-    return runtime.resolve(image, request.runtime_config);
+    const output = await runtime.prepare(image, request.runtime_config);
+    return { ...(await runtime.resolve(image, request.runtime_config)), output };
+  };
+
+  /** What the installer printed goes to the supervisor and proxy log (`logs --proxy`), never to the caller's terminal. */
+  const logInstall = async (name: string, source: WorkloadSource, output: string | undefined): Promise<void> => {
+    const lines = (output ?? '').split(/\r?\n/).filter((line) => line.trim() !== '');
+    if (source.kind !== 'package' || lines.length === 0) return;
+    const at = now();
+    await store.appendLog(name, 'proxy', lines.map((line) => `${at} install ${source.image}: ${line}\n`).join(''));
   };
 
   /** The entry a registry body resolves against: the given one, the one the workload was made from, or the catalog's newest. */
@@ -364,6 +372,7 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
           const command = await serverCommand(name, resolved, request);
           await store.writeConfig(buildRunConfig({ request, body: saved, registry: origin, source, name, group, port, targetPort, command, createdAt: now() }));
           await writeStatus(name, { status: 'starting', status_context: '' });
+          await logInstall(name, source, resolved?.output);
           return { name, port };
         });
         if (written !== undefined) await start(name);
@@ -388,6 +397,7 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
         const command = await serverCommand(name, resolved, request);
         const config = buildRunConfig({ request, body, registry: origin, source, name, group, ...chosen, command, createdAt: current.created_at });
         await store.writeConfig(config);
+        await logInstall(name, source, resolved?.output);
         return config.port;
       });
       if (wasActive) await restartNow(name, 'restarting with the new configuration');

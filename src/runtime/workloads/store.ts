@@ -1,5 +1,5 @@
-import { access, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, appendFile, mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { RuntimePaths } from '../paths.js';
 import { BrokenStateFileError, jsonPath, listJsonNames, readStateFile, withFileLock, writeFileAtomic } from '../state/files.js';
@@ -29,6 +29,8 @@ export interface WorkloadStore {
   /** Removes every file of the workload: configuration, status and logs. */
   remove: (name: string) => Promise<void>;
   logPath: (name: string, kind: LogKind) => string;
+  /** Adds to a log before the supervisor writes to it (what the installer printed). */
+  appendLog: (name: string, kind: LogKind, text: string) => Promise<void>;
   /** Serializes changes to one workload across processes. */
   withLock: <T>(name: string, fn: () => Promise<T>) => Promise<T>;
 }
@@ -81,6 +83,11 @@ export function createWorkloadStore(paths: RuntimePaths): WorkloadStore {
       ]);
     },
     logPath,
+    appendLog: async (name, kind, text) => {
+      const path = logPath(name, kind);
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      await appendFile(path, text, { mode: 0o600 });
+    },
     withLock: (name, fn) => withFileLock(join(locks, name), fn),
   };
 }
