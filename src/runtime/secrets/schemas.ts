@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PROVIDER_TYPES } from './types.js';
+
+export const PROVIDER_TYPES = ['encrypted', 'environment', '1password'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 export const ProviderTypeSchema = Type.Union(
   PROVIDER_TYPES.map((type) => Type.Literal(type)),
@@ -33,11 +35,16 @@ export const KeyParams = Type.Object({
   key: Type.String({ minLength: 1, maxLength: 512, description: 'the secret key' }),
 });
 
+/** What a provider can do; the API answers 405 to an operation whose capability is false. */
+export const Capabilities = Type.Object({ read: Type.Boolean(), write: Type.Boolean(), list: Type.Boolean(), delete: Type.Boolean() });
+export type Capabilities = Static<typeof Capabilities>;
+
 export const ProviderDescription = Type.Object({
   name: Type.String(),
   provider_type: ProviderTypeSchema,
-  capabilities: Type.Object({ read: Type.Boolean(), write: Type.Boolean(), list: Type.Boolean(), delete: Type.Boolean() }),
+  capabilities: Capabilities,
 });
+export type ProviderDescription = Static<typeof ProviderDescription>;
 
 export const KeyList = Type.Object({ keys: Type.Array(Type.Object({ key: Type.String() })) });
 
