@@ -118,6 +118,23 @@ describe('the local API answers bad input and broken state files with a 4xx nami
     expect((await call('GET', '/workloads?all=true')).statusCode).toBe(200);
   });
 
+  it('answers 409 naming a group or registry settings file that cannot be used', async () => {
+    const paths = runtimePaths(runtime.env);
+    const group = join(paths.state, 'groups', 'team.json');
+    await mkdir(join(paths.state, 'groups'), { recursive: true });
+    await writeFile(group, '{"name": "team", "registered_clients": "cursor"}');
+    expect(await refused('GET', '/groups')).toEqual({ status: 409, error: `${group} cannot be used: registered_clients: Expected array` });
+    await writeFile(group, '{"name": "team", "registered_clients": []}');
+    expect((await call('GET', '/groups/team')).statusCode).toBe(200);
+
+    const settings = join(paths.config, 'registry.json');
+    await mkdir(paths.config, { recursive: true });
+    await writeFile(settings, '{"api_url": 42}');
+    expect(await refused('GET', '/registry')).toEqual({ status: 409, error: `${settings} cannot be used: api_url: Expected string` });
+    await writeFile(settings, '{}');
+    expect((await call('GET', '/registry')).statusCode).toBe(200);
+  });
+
   it('reads a quoted codex key with any TOML escape, and answers 409 when an edit would touch entries Toolyard does not own', async () => {
     const codex = join(runtime.home, '.codex', 'config.toml');
     await mkdir(join(runtime.home, '.codex'), { recursive: true });
