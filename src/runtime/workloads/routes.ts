@@ -5,7 +5,8 @@ import type { HttpApp } from '../../core/http/app.js';
 import { CreatedWorkloadSchema, RunConfigSchema, WorkloadDetailsSchema, WorkloadSummarySchema } from '../http/schemas.js';
 import { ErrorSchema, ref } from '../../core/http/schemas.js';
 import { Name, WorkloadRequest } from './schemas.js';
-import type { Accepted, WorkloadService } from './service.js';
+import type { Accepted } from './lifecycle.js';
+import type { WorkloadService } from './service.js';
 
 export const API_PREFIX = '/api/v1beta';
 

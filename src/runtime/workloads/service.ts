@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -10,7 +10,7 @@ import type { RegistryLookup } from '../registry/types.js';
 import type { SecretReader } from '../secrets/environment.js';
 import { BrokenStateFileError, readLastLines } from '../state/files.js';
 import { DEFAULT_GROUP, type GroupStore } from './groups.js';
-import { createNameQueue } from './name-queue.js';
+import { createWorkloadLifecycle, type Accepted } from './lifecycle.js';
 import { createPortAllocator, type PortAllocator } from './ports.js';
 import { applyEntry, entryWorkloadName, findEntry, registryEntryOf, type RegistryOrigin } from './registry-source.js';
 import {
@@ -25,15 +25,10 @@ import {
   validateRequest,
   type WorkloadSource,
 } from './run-config.js';
-import type { CreatedWorkload, RegistryEntry, WorkloadDetails, RunConfig, ServerCommand, StatusRecord, WorkloadRequest, WorkloadStatus, WorkloadSummary } from './schemas.js';
+import type { CreatedWorkload, RegistryEntry, WorkloadDetails, RunConfig, ServerCommand, WorkloadRequest, WorkloadStatus, WorkloadSummary } from './schemas.js';
 import { brokenSummary, isActive, observeStatus, summaryOf, type ObservedStatus } from './status-view.js';
 import type { LogKind, WorkloadStore } from './store.js';
 import type { SupervisorControl } from './supervision.js';
-
-/** Work accepted now and finished later (the API answers 202; the CLI waits for `done`). */
-export interface Accepted {
-  done: Promise<void>;
-}
 
 export interface WorkloadListQuery {
   /** Include workloads that are not running. */
@@ -92,22 +87,16 @@ const NAME_ATTEMPTS = 100;
 /** Names that the API's own routes take under /workloads/. */
 const RESERVED_NAMES = new Set(['upgrade-check']);
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
 /**
- * The workload rules shared by the API and the CLI. Every operation on one workload runs in that
- * name's queue, one after the other, so a stop or restart never races a delete; a delete is final
- * for whatever comes after it. Writes to one workload's files also happen under its store lock
- * (other processes), and the supervisor is never called with that lock held, since starting and
- * stopping wait on a process.
+ * The workload rules shared by the API and the CLI. Every operation on one workload takes its turn
+ * (lifecycle.ts), and writes to its files happen under its store lock, shared with other processes.
  */
 export function createWorkloadService(options: WorkloadServiceOptions): WorkloadService {
   const { store, groups, supervisor, packages, secrets, paths, clock, logger, registry } = options;
   const ports = options.ports ?? createPortAllocator();
   const localAddresses = options.localAddresses ?? interfaceAddresses;
-  const queue = createNameQueue();
-  /** Names whose deletion was accepted and is not done yet. */
-  const deleting = new Set<string>();
+  const lifecycle = createWorkloadLifecycle({ store, supervisor, paths, clock, logger });
+  const { writeStatus, start } = lifecycle;
   const workdir = (name: string): string => join(paths.data, 'workdirs', name);
   const now = (): string => clock.now().toISOString();
   const notFound = (name: string) => new NotFoundError(`workload ${name} not found`);
@@ -119,16 +108,6 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     return config;
   };
 
-  /** The recorded status; undefined when there is none or its file cannot be used (no process is proven by it then). */
-  const recordOf = async (name: string): Promise<StatusRecord | undefined> => {
-    try {
-      return await store.readStatus(name);
-    } catch (error) {
-      if (error instanceof BrokenStateFileError) return undefined;
-      throw error;
-    }
-  };
-
   const observe = async (name: string): Promise<ObservedStatus> => {
     try {
       return await observeStatus(await store.readStatus(name), supervisor, clock);
@@ -137,9 +116,6 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
       throw error;
     }
   };
-
-  /** Whether a delete of the workload was accepted, here or (by its recorded status) in another process. */
-  const beingDeleted = async (name: string): Promise<boolean> => deleting.has(name) || (await recordOf(name))?.status === 'removing';
 
   const installAndResolve = async (image: string, request: WorkloadRequest) => {
     const runtime = packages.forImage(image);
@@ -231,127 +207,6 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     return command;
   };
 
-  const writeStatus = async (name: string, change: Partial<StatusRecord> & Pick<StatusRecord, 'status' | 'status_context'>, before?: StatusRecord) => {
-    const base: StatusRecord = before ?? { status: 'stopped', status_context: '', started_at: '', restarts: 0, updated_at: '' };
-    await store.writeStatus(name, { ...base, ...change, updated_at: now() });
-  };
-
-  /** Starts the supervisor; a failure leaves the workload in place with status `error` and the reason. */
-  const start = async (name: string): Promise<void> => {
-    try {
-      await supervisor.start(name);
-    } catch (error) {
-      logger.warn({ workload: name, reason: messageOf(error) }, 'workload failed to start');
-      await store.withLock(name, async () => {
-        const record = await recordOf(name);
-        // The supervisor's own error context is more precise than the launcher's.
-        if (record?.status !== 'error') await writeStatus(name, { status: 'error', status_context: messageOf(error) }, record);
-      });
-    }
-  };
-
-  /** Records `status` at once, so a read right after the answer shows what is under way. */
-  const mark = (name: string, status: 'stopping' | 'removing', context = '') =>
-    store.withLock(name, async () => {
-      const record = await recordOf(name);
-      await writeStatus(name, { status, status_context: context }, record);
-    });
-
-  const stopNow = async (name: string): Promise<void> => {
-    const record = await recordOf(name);
-    await supervisor.stop(name, record);
-    await store.withLock(name, async () => {
-      const current = await recordOf(name);
-      if (current?.status === 'removing') return;
-      // another process started it again meanwhile: that one is not ours to mark stopped
-      const restarted = current?.supervisor !== undefined && current.supervisor.pid !== record?.supervisor?.pid && (await supervisor.alive(current)).supervisor;
-      if (!restarted) await writeStatus(name, { status: 'stopped', status_context: '', supervisor: undefined, server: undefined }, current);
-    });
-  };
-
-  const restartNow = async (name: string, context: string): Promise<void> => {
-    await mark(name, 'stopping', context);
-    await stopNow(name);
-    if (!deleting.has(name)) await start(name);
-  };
-
-  const removeNow = async (name: string): Promise<void> => {
-    const record = await recordOf(name);
-    await supervisor.stop(name, record);
-    // a supervisor another process started meanwhile has recorded itself: it goes too
-    const current = await recordOf(name);
-    if (current?.supervisor !== undefined && current.supervisor.pid !== record?.supervisor?.pid) await supervisor.stop(name, current);
-    await store.withLock(name, async () => {
-      await store.remove(name);
-      await rm(workdir(name), { recursive: true, force: true });
-    });
-  };
-
-  /**
-   * The names once each, if they all exist and none is being deleted; otherwise a NotFoundError naming
-   * the others, before anything is done. Whether a delete came first is decided on arrival, before
-   * anything is awaited, so a delete is final for every request that comes after it.
-   */
-  const accept = async (names: readonly string[], action: BulkAction): Promise<string[]> => {
-    names.forEach((name, index) => checkName(name, `names[${String(index)}]`));
-    const unique = [...new Set(names)];
-    const deleted = unique.filter((name) => deleting.has(name));
-    if (deleted.length > 0) throw new NotFoundError(`workloads not found: ${deleted.join(', ')}`);
-    if (action === 'remove') for (const name of unique) deleting.add(name);
-    try {
-      const unknown: string[] = [];
-      for (const name of unique) {
-        // a delete may be given again (one that died half-way in another process); nothing else may
-        const gone = !(await store.exists(name)) || (action !== 'remove' && (await recordOf(name))?.status === 'removing');
-        if (gone) unknown.push(name);
-      }
-      if (unknown.length > 0) throw new NotFoundError(`workloads not found: ${unknown.join(', ')}`);
-    } catch (error) {
-      if (action === 'remove') for (const name of unique) deleting.delete(name);
-      throw error;
-    }
-    return unique;
-  };
-
-  /** The queued part of a stop, restart or delete; the workload may have gone since it was accepted. */
-  const perform = async (name: string, action: BulkAction): Promise<void> => {
-    if (action === 'remove') return removeNow(name);
-    if (!(await store.exists(name))) return;
-    if (action === 'stop') return stopNow(name);
-    return restartNow(name, 'restarting');
-  };
-
-  /**
-   * Unknown names fail before anything happens; then each status is written at once and the work is
-   * queued behind the workload's earlier operations. `done` never rejects: a failure is logged and
-   * recorded as the workload's error.
-   */
-  const bulk = async (names: readonly string[], action: BulkAction): Promise<Accepted> => {
-    const accepted = await accept(names, action);
-    await Promise.all(
-      accepted.map(async (name) => {
-        if (action === 'remove') await mark(name, 'removing');
-        // a delete that came in meanwhile has the last word on the status
-        else if (!deleting.has(name)) await mark(name, 'stopping', action === 'restart' ? 'restarting' : '');
-      }),
-    );
-    const done = Promise.all(
-      accepted.map(async (name) => {
-        try {
-          await queue.run(name, () => perform(name, action));
-        } catch (error) {
-          logger.warn({ workload: name, reason: messageOf(error) }, `workload ${action} failed`);
-          await store.withLock(name, async () => {
-            await writeStatus(name, { status: 'error', status_context: messageOf(error) }, await recordOf(name));
-          });
-        } finally {
-          if (action === 'remove') deleting.delete(name);
-        }
-      }),
-    ).then(() => undefined);
-    return { done };
-  };
-
   const create = async (body: WorkloadRequest): Promise<CreatedWorkload> => {
     if (body.name !== undefined && RESERVED_NAMES.has(body.name)) {
       throw new InvalidInputError(`"${body.name}" cannot name a workload: /api/v1beta/workloads/${body.name} is another route`);
@@ -362,7 +217,7 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
       const name = request.name ?? candidateName(base, attempt);
       if (RESERVED_NAMES.has(name)) continue;
       // behind a delete of the same name, so a name can be reused as soon as its deletion is done
-      const created = await queue.run(name, async () => {
+      const created = await lifecycle.inTurn(name, async () => {
         const written = await store.withLock(name, async () => {
           if (await store.exists(name)) {
             if (request.name !== undefined) throw new ConflictError(`workload ${name} already exists`);
@@ -384,12 +239,12 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
   };
 
   const update = async (name: string, given: WorkloadRequest, updateOptions: UpdateOptions = {}): Promise<CreatedWorkload> => {
-    if (deleting.has(name)) throw notFound(name);
+    if (lifecycle.isDeleting(name)) throw notFound(name);
     const saved = await configOf(name);
     if (given.name !== undefined && given.name !== name) throw new InvalidInputError('a workload cannot be renamed; create a new one');
     const { request, body, origin, source, group, resolved } = await prepare(given, saved, updateOptions.entry);
-    return queue.run(name, async () => {
-      if (await beingDeleted(name)) throw notFound(name);
+    return lifecycle.inTurn(name, async () => {
+      if (await lifecycle.beingDeleted(name)) throw notFound(name);
       const wasActive = isActive((await observe(name)).status);
       const port = await store.withLock(name, async () => {
         const current = await configOf(name);
@@ -400,7 +255,7 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
         await logInstall(name, source, resolved?.output);
         return config.port;
       });
-      if (wasActive) await restartNow(name, 'restarting with the new configuration');
+      if (wasActive) await lifecycle.restartNow(name, 'restarting with the new configuration');
       return { name, port };
     });
   };
@@ -445,17 +300,15 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
       if (!(await store.exists(name))) throw notFound(name);
       return readLastLines(store.logPath(name, kind), LOG_LINES);
     },
-    stop: (names) => bulk(names, 'stop'),
-    restart: (names) => bulk(names, 'restart'),
-    remove: (names) => bulk(names, 'remove'),
+    stop: (names) => lifecycle.bulk(names, 'stop'),
+    restart: (names) => lifecycle.bulk(names, 'restart'),
+    remove: (names) => lifecycle.bulk(names, 'remove'),
     namesInGroup: async (group) => {
       if (!(await groups.exists(group))) throw new NotFoundError(`group ${group} not found`);
       return (await store.listConfigs()).filter((entry) => entry.config?.group === group).map((entry) => entry.name);
     },
   };
 }
-
-type BulkAction = 'stop' | 'restart' | 'remove';
 
 function interfaceAddresses(): string[] {
   return Object.values(networkInterfaces()).flatMap((addresses) => (addresses ?? []).map((address) => address.address));
