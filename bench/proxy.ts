@@ -38,7 +38,7 @@ const RESULTS = new URL('./results/proxy.json', import.meta.url).pathname;
 const CLIENT = new URL('./proxy-client.ts', import.meta.url).pathname;
 const HOST = new URL('./proxy-host.ts', import.meta.url).pathname;
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const SERVER = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+const SERVER = { command: process.execPath, args: [EVERYTHING, 'stdio'], env: {} };
 
 type Mode = Group;
 /** Calls per client. */

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../core/errors.js';
+import { checkName } from '../runtime/workloads/run-config.js';
 import type { SecretRef, WorkloadRequest, WorkloadSummary } from '../runtime/workloads/schemas.js';
 
 export interface RunOptions {
@@ -42,6 +43,8 @@ function parseSecret(text: string): SecretRef {
 
 /** The create body `toolyard run` sends, built from its argument and flags. */
 export function runRequest(what: string, args: readonly string[], options: RunOptions): WorkloadRequest {
+  if (options.name !== undefined) checkName(options.name, '--name');
+  if (options.group !== undefined) checkName(options.group, '--group');
   const tools = options.tools?.split(',').map((tool) => tool.trim()).filter((tool) => tool !== '');
   return {
     ...target(what),

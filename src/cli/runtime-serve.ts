@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { InvalidInputError } from '../core/errors.js';
 import { createLogger } from '../core/telemetry/logger.js';
 import { buildRuntimeApp } from '../runtime/app.js';
 import { resolveBinding } from '../runtime/http/binding.js';
@@ -16,7 +17,13 @@ export async function serve(options: { address: string; allowRemote: boolean; to
     boundHost: binding.host,
     token: binding.token,
   });
-  await app.http.listen({ host: binding.host, port: binding.port });
+  try {
+    await app.http.listen({ host: binding.host, port: binding.port });
+  } catch (error) {
+    await app.close();
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new InvalidInputError(`--address: cannot listen on ${options.address} (${reason})`);
+  }
   const stop = async (signal: string) => {
     // the workloads keep running: their supervisors are separate processes
     logger.info({ signal }, 'shutting down');

@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { SOURCES_NODE_OPTIONS } from '../../src/runtime/workloads/supervisor-testing.js';
 export { freePort } from '../../src/core/net/free-port.js';
 
 export const CLI = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 
-/** Runs the `toolyard` command from source, as `npm start` would after a build. */
+/** Runs the `toolyard` command from source, as `npm start` would after a build; the processes it starts run from source too. */
 export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    env: { ...process.env, ...env },
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, NODE_OPTIONS: SOURCES_NODE_OPTIONS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from 'jose';
 import type { Logger } from 'pino';
 import type { Clock } from '../../src/core/clock.js';
-import type { TestDatabaseTarget } from '../../src/core/db/testing.js';
+import type { TestDatabaseTarget } from '../../src/core/db/database-testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRegistryApp, type RegistryApp } from '../../src/registry/app.js';
 import { registryConfig } from './registry.js';

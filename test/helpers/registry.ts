@@ -3,7 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../src/core/clock.js';
-import type { TestDatabaseTarget } from '../../src/core/db/testing.js';
+import type { TestDatabaseTarget } from '../../src/core/db/database-testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRegistryApp, type RegistryApp } from '../../src/registry/app.js';
 import { parseRegistryConfig, type RegistryConfig } from '../../src/registry/config.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
 import { ConfigError } from '../../src/core/config/load.js';
 import type { Database } from '../../src/core/db/database.js';
-import { testDatabaseTargets } from '../../src/core/db/testing.js';
+import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRegistryApp, type RegistryApp } from '../../src/registry/app.js';
 import type { RegistryDatabase } from '../../src/registry/db.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
-import { testDatabaseTargets } from '../../src/core/db/testing.js';
+import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { createTestRegistry, INTERNAL_AND_EXAMPLES, type TestRegistry, expectNoServerErrors } from '../helpers/registry.js';
 
 interface Registry {

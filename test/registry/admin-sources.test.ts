@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
-import { testDatabaseTargets } from '../../src/core/db/testing.js';
+import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { createTestRegistry, EXAMPLE_CATALOG, type TestRegistry, expectNoServerErrors } from '../helpers/registry.js';
 
 interface SyncStatus {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../../src/core/db/testing.js';
+import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { startLiveRegistry, startOidcProvider, type HttpResult, type LiveRegistry, type OidcProvider } from '../helpers/oidc-provider.js';
 import { catalogFile } from '../helpers/registry.js';
 

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../../src/core/db/testing.js';
+import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { catalogFile, registryConfig } from '../helpers/registry.js';
 import { startLiveRegistry, startOidcProvider, type LiveRegistry, type OidcProvider } from '../helpers/oidc-provider.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../../src/core/db/testing.js';
+import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { catalogFile, createTestRegistry, EXAMPLE_CATALOG, type TestRegistry } from '../helpers/registry.js';
 
 const OFFICIAL = 'io.modelcontextprotocol.registry/official';

@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/core/db/database.js';
-import { testDatabaseTargets } from '../../src/core/db/testing.js';
+import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRegistryApp, VERSION } from '../../src/registry/app.js';
 import type { RegistryDatabase } from '../../src/registry/db.js';

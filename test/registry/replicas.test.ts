@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/core/db/database.js';
-import { testDatabaseTargets, type TestDatabaseTarget } from '../../src/core/db/testing.js';
+import { testDatabaseTargets, type TestDatabaseTarget } from '../../src/core/db/database-testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRegistryApp, type RegistryApp } from '../../src/registry/app.js';
 import type { RegistryDatabase } from '../../src/registry/db.js';

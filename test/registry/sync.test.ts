@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../../src/core/db/testing.js';
+import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { createMetricsRegistry } from '../../src/core/telemetry/metrics.js';
 import type { RegistryDatabase } from '../../src/registry/db.js';

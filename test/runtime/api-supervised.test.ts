@@ -1,9 +1,26 @@
+import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/cli.js';
 import { EVERYTHING, testRuntime, type TestRuntime } from './fixtures.js';
 
 const API = '/api/v1beta';
 const SECRET_VALUE = 'never-show-this-value-5f3a9c2e71';
+
+/** The pids of the supervisor processes (their entry file on the command line) of the runtime whose XDG_STATE_HOME is `stateHome`. */
+async function supervisorsOf(stateHome: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!(await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes('supervisor-main')) continue;
+      const environment = (await readFile(`/proc/${entry}/environ`, 'utf8')).split('\0');
+      if (environment.includes(`XDG_STATE_HOME=${stateHome}`)) found.push(Number(entry));
+    } catch {
+      // ended while being read
+    }
+  }
+  return found;
+}
 
 describe('the local API with real supervisors (server-everything)', () => {
   let runtime: TestRuntime;
@@ -49,6 +66,27 @@ describe('the local API with real supervisors (server-everything)', () => {
     expect((await call('DELETE', '/workloads/everything')).statusCode).toBe(202);
     await waitFor(async () => ((await call('GET', '/workloads/everything')).statusCode === 404 ? true : undefined), 20_000, 'deleted');
     await expect(health(port)).rejects.toThrow();
+  });
+
+  it('runs operations on one name in turn: whatever follows a delete is a 404, and no supervisor outlives it', async () => {
+    const state = runtime.env.XDG_STATE_HOME ?? '';
+    for (const name of ['racer-a', 'racer-b']) {
+      expect((await call('POST', '/workloads', { name, url: 'http://127.0.0.1:9/mcp' })).statusCode).toBe(201);
+      expect(await supervisorsOf(state)).toHaveLength(1);
+      // fired together, in this order: the restart before the delete runs first, the rest find the workload gone
+      const [restart, deleted, ...after] = await Promise.all([
+        call('POST', `/workloads/${name}/restart`),
+        call('DELETE', `/workloads/${name}`),
+        call('POST', `/workloads/${name}/restart`),
+        call('POST', `/workloads/${name}/stop`),
+        call('POST', '/workloads/restart', { names: [name] }),
+        call('POST', `/workloads/${name}/edit`, { url: 'http://127.0.0.1:9/mcp' }),
+      ]);
+      expect([restart.statusCode, deleted.statusCode]).toEqual([202, 202]);
+      expect(after.map((response) => response.statusCode)).toEqual([404, 404, 404, 404]);
+      await waitFor(async () => ((await call('GET', `/workloads/${name}/status`)).statusCode === 404 ? true : undefined), 30_000, `${name} deleted`);
+      expect(await supervisorsOf(state)).toEqual([]);
+    }
   });
 
   it('never showed the secret value in any response', () => {

@@ -152,6 +152,10 @@ describe('a catalog server from this project registry, installed, upgraded and g
     // the entry's secret env var became a reference to the stored key, never its value
     expect(exported.body.secrets).toEqual([{ name: 'tiny_token', target: 'TINY_TOKEN' }]);
     expect(await installed('1.0.0')).toBe('1.0.0');
+    // the details show what the entry resolved to beside the reference, and go back to edit as they are
+    const details = await call('GET', `/workloads/${name}`);
+    expect(details.body).toMatchObject({ registry: 'default', server: 'tiny-mcp', image: `npx://${PACKAGE}@1.0.0` });
+    expect(await call('POST', `/workloads/${name}/edit`, details.body)).toEqual({ status: 200, body: { name, port } });
 
     // the catalog and npm gain 1.1.0
     expect(await catalog.send('POST', '/v1/entries', { server: serverJson('1.1.0') })).toEqual({ status: 201, body: {} });
@@ -165,6 +169,7 @@ describe('a catalog server from this project registry, installed, upgraded and g
     const after = await call('GET', `/workloads/${name}/export`);
     expect(after.body).toMatchObject({ image: `npx://${PACKAGE}@1.1.0`, port, registry_server_name: SERVER, env_vars: { TINY_MODE: 'x' } });
     expect(after.body.secrets).toEqual([{ name: 'tiny_token', target: 'TINY_TOKEN' }]);
+    expect((await call('GET', `/workloads/${name}`)).body).toMatchObject({ registry: 'default', server: 'tiny-mcp', image: `npx://${PACKAGE}@1.1.0` });
     expect((await call('GET', `/workloads/${name}/status`)).body).toMatchObject({ status: 'running' });
     expect(await installed('1.1.0')).toBe('1.1.0');
 

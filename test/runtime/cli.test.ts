@@ -1,4 +1,6 @@
 import { appendFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
@@ -108,6 +110,34 @@ describe('toolyard run, list, export, logs, stop, rm', () => {
       server.kill('SIGINT');
       await exited;
     }
+  });
+
+  it('checks every flag of runtime serve before it serves, naming the flag it refuses', async () => {
+    const shortToken = join(dir, 'short-token');
+    await writeFile(shortToken, 'too-short\n');
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const busyPort = (busy.address() as AddressInfo).port;
+    try {
+      const [short, missing, address, taken] = await Promise.all([
+        cli('runtime', 'serve', '--address', '127.0.0.1:0', '--token-file', shortToken),
+        cli('runtime', 'serve', '--address', '127.0.0.1:0', '--token-file', join(dir, 'no-such-token')),
+        cli('runtime', 'serve', '--address', '127.0.0.1:99999'),
+        cli('runtime', 'serve', '--address', `127.0.0.1:${String(busyPort)}`),
+      ]);
+      expect(short).toEqual({ code: 1, output: `toolyard: --token-file: the token in ${shortToken} must be one word of at least 32 characters\n` });
+      expect(missing).toEqual({ code: 1, output: `toolyard: --token-file: cannot read ${join(dir, 'no-such-token')} (ENOENT)\n` });
+      expect(address).toEqual({ code: 1, output: 'toolyard: --address: "127.0.0.1:99999" must be HOST:PORT (example: 127.0.0.1:8180)\n' });
+      expect(taken).toEqual({ code: 1, output: `toolyard: --address: cannot listen on 127.0.0.1:${String(busyPort)} (EADDRINUSE)\n` });
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+  });
+
+  it('names the flag of a workload or group name that cannot be', async () => {
+    expect(await cli('run', EVERYTHING, '--name', 'x'.repeat(80))).toEqual({ code: 1, output: expect.stringMatching(/^toolyard: --name "x+…" is not a valid name: /) as unknown });
+    expect((await cli('run', EVERYTHING, '--group', '../up')).output).toMatch(/^toolyard: --group "\.\.\/up" is not a valid name/);
+    expect((await cli('stop', 'x'.repeat(300))).output).toMatch(/^toolyard: names\[0\] "x+…" is not a valid name/);
   });
 
   it('refuses to serve the API on a non-loopback address without --allow-remote and a token', async () => {

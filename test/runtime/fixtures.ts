@@ -7,6 +7,7 @@ import { buildRuntimeApp, type RuntimeApp } from '../../src/runtime/app.js';
 import { runtimePaths } from '../../src/runtime/paths.js';
 import { createWorkloadStore, type WorkloadStore } from '../../src/runtime/workloads/store.js';
 import type { SupervisorControl } from '../../src/runtime/workloads/supervision.js';
+import { SOURCES_NODE_OPTIONS } from '../../src/runtime/workloads/supervisor-testing.js';
 
 /** `npx://` + the installed server-everything directory: run in place, nothing is downloaded. */
 export const EVERYTHING = `npx://${dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json'))}`;
@@ -17,6 +18,8 @@ export async function runtimeEnv(extra: Record<string, string> = {}): Promise<{ 
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? dir,
+    // the supervisors run from source, as the app here does
+    NODE_OPTIONS: SOURCES_NODE_OPTIONS,
     XDG_STATE_HOME: join(dir, 'state'),
     XDG_DATA_HOME: join(dir, 'data'),
     XDG_CACHE_HOME: join(dir, 'cache'),

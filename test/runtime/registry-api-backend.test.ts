@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registryTestApp, type RegistryTestApp } from '../../src/runtime/registry/registry-testing.js';
-import type { ContainerServerEntry } from '../../src/runtime/registry/types.js';
+import type { ContainerServerEntry } from '../../src/runtime/registry/schemas.js';
 import { catalogFile, createTestRegistry, EXAMPLE_CATALOG, type TestRegistry } from '../helpers/registry.js';
 
 interface PackagePage {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registryTestApp, type RegistryTestApp } from '../../src/runtime/registry/registry-testing.js';
-import type { ContainerServerEntry, RemoteServerEntry, ServerLookup } from '../../src/runtime/registry/types.js';
+import type { ContainerServerEntry, RemoteServerEntry, ServerLookup } from '../../src/runtime/registry/schemas.js';
 import { MCP_INSIGHTS, UPSTREAM_EXAMPLE } from '../helpers/registry.js';
 
 const TOOLHIVE_LEGACY = new URL('../fixtures/toolhive-registry.json', import.meta.url).pathname;

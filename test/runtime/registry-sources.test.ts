@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createJsonFetcher, guardedLookup, type Fetch } from '../../src/runtime/registry/fetcher.js';
 import { registryTestApp, sendJson, startHttpServer, type RegistryTestApp, type TestHttpServer } from '../../src/runtime/registry/registry-testing.js';
-import type { ContainerServerEntry, RemoteServerEntry } from '../../src/runtime/registry/types.js';
+import type { ContainerServerEntry, RemoteServerEntry } from '../../src/runtime/registry/schemas.js';
 import { manualClock } from '../helpers/clock.js';
 
 interface Summary {

@@ -1,15 +1,7 @@
 import { join } from 'node:path';
 import type { RuntimePaths } from '../paths.js';
-import { jsonPath, listJsonNames, readJsonFile, writeFileAtomic } from '../state/files.js';
-
-/** What Toolyard wrote into one client's file: only these entries are ever changed or removed. */
-export interface Ownership {
-  /** The file the entries are in; entries recorded for another path (XDG moved) are not ours here. */
-  file: string;
-  servers: string[];
-  /** Toolyard added the servers key itself, so it removes it again once it is empty. */
-  created_key: boolean;
-}
+import { jsonPath, listJsonNames, readStateFile, writeFileAtomic } from '../state/files.js';
+import { Ownership } from './schemas.js';
 
 export interface OwnershipStore {
   read: (client: string, file: string) => Promise<Ownership>;
@@ -23,7 +15,7 @@ export function createOwnershipStore(paths: RuntimePaths): OwnershipStore {
   const dir = join(paths.state, 'clients');
   return {
     read: async (client, file) => {
-      const found = (await readJsonFile(jsonPath(dir, client))) as Ownership | undefined;
+      const found = await readStateFile(jsonPath(dir, client), Ownership);
       return found?.file === file ? found : { file, servers: [], created_key: false };
     },
     write: (client, ownership) => writeFileAtomic(jsonPath(dir, client), `${JSON.stringify(ownership, null, 2)}\n`),

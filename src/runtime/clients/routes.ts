@@ -1,25 +1,19 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../core/http/app.js';
 import { ErrorSchema } from '../../core/http/schemas.js';
+import { Name } from '../workloads/schemas.js';
 import { CLIENT_TYPES } from './catalog.js';
+import { ClientRegistration, ClientStatus } from './schemas.js';
 import type { ClientService } from './service.js';
 
 const API_PREFIX = '/api/v1beta';
 
 const ClientName = Type.String({ minLength: 1, description: `a client type: ${CLIENT_TYPES.join(', ')}` });
-const Groups = Type.Array(Type.String({ minLength: 1 }), { description: 'the groups whose running workloads the client gets (default: default)' });
-const Registration = Type.Object({ name: Type.String(), groups: Type.Array(Type.String()) });
-const ClientStatus = Type.Object({
-  client_type: Type.String(),
-  installed: Type.Boolean({ description: "the client's configuration directory or file exists" }),
-  registered: Type.Boolean(),
-  supports_skills: Type.Boolean(),
-  supports_plugins: Type.Boolean(),
-});
+const Groups = Type.Array(Name, { description: 'the groups whose running workloads the client gets (default: default)' });
 const RegisterBody = Type.Object({ name: ClientName, groups: Type.Optional(Groups) }, { additionalProperties: false });
 const ManyBody = Type.Object({ names: Type.Array(ClientName, { minItems: 1 }), groups: Type.Optional(Groups) }, { additionalProperties: false });
 const NameParam = Type.Object({ name: ClientName });
-const GroupParams = Type.Object({ name: ClientName, group: Type.String({ minLength: 1 }) });
+const GroupParams = Type.Object({ name: ClientName, group: Name });
 const NoContent = Type.Null({ description: 'done' });
 const errors = { 400: ErrorSchema, 404: ErrorSchema };
 const tags = ['clients'];
@@ -37,17 +31,17 @@ export function registerClientRoutes(app: HttpApp, { clients }: ClientRouteDeps)
   );
   app.get(
     `${API_PREFIX}/clients`,
-    { schema: { tags, summary: 'List registered clients with their groups', response: { 200: Type.Array(Registration) } } },
+    { schema: { tags, summary: 'List registered clients with their groups', response: { 200: Type.Array(ClientRegistration) } } },
     () => clients.list(),
   );
   app.post(
     `${API_PREFIX}/clients`,
-    { schema: { tags, summary: "Register a client: the running workloads of its groups are written into its configuration", body: RegisterBody, response: { 200: Registration, ...errors } } },
+    { schema: { tags, summary: "Register a client: the running workloads of its groups are written into its configuration", body: RegisterBody, response: { 200: ClientRegistration, ...errors } } },
     (request) => clients.register(request.body.name, request.body.groups),
   );
   app.post(
     `${API_PREFIX}/clients/register`,
-    { schema: { tags, summary: 'Register several clients', body: ManyBody, response: { 200: Type.Array(Registration), ...errors } } },
+    { schema: { tags, summary: 'Register several clients', body: ManyBody, response: { 200: Type.Array(ClientRegistration), ...errors } } },
     (request) => clients.registerMany(request.body.names, request.body.groups),
   );
   app.post(

@@ -7,20 +7,8 @@ import { DEFAULT_GROUP, type GroupStore } from '../workloads/groups.js';
 import { CLIENT_TYPES, CLIENTS, clientLocation, isClientType, type ClientSpec, type ClientType, type ClientWorkload } from './catalog.js';
 import { rewriteIfUnchanged, type ConfigFileHooks } from './config-file.js';
 import { createOwnershipStore } from './ownership.js';
+import type { ClientRegistration, ClientStatus } from './schemas.js';
 import { planSync, readEntries } from './sync.js';
-
-export interface ClientStatus {
-  client_type: ClientType;
-  installed: boolean;
-  registered: boolean;
-  supports_skills: boolean;
-  supports_plugins: boolean;
-}
-
-export interface ClientRegistration {
-  name: string;
-  groups: string[];
-}
 
 export interface RunningWorkload extends ClientWorkload {
   group: string;

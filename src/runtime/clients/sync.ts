@@ -1,6 +1,6 @@
-import { InvalidInputError } from '../../core/errors.js';
+import { ConflictError, InvalidInputError } from '../../core/errors.js';
 import { sameValue, type ConfigFormat, type Entry } from './formats/format.js';
-import type { Ownership } from './ownership.js';
+import type { Ownership } from './schemas.js';
 
 export interface SyncPlan {
   /** The entries Toolyard owns once the edit is written. */
@@ -10,10 +10,10 @@ export interface SyncPlan {
   conflicts: string[];
 }
 
-export class UnsafeEditError extends Error {
+/** The file holds something the edit cannot keep as it is (a table added inside an entry of ours): the user's content wins. */
+export class UnsafeEditError extends ConflictError {
   constructor(file: string) {
     super(`editing ${file} would have changed entries Toolyard does not own; nothing was written`);
-    this.name = 'UnsafeEditError';
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { GroupService, WorkloadService } from '../workloads/service.js';
+import type { GroupService } from '../workloads/groups.js';
+import type { WorkloadService } from '../workloads/service.js';
 import type { WorkloadSummary } from '../workloads/schemas.js';
 import type { ClientService, RunningWorkload } from './service.js';
 

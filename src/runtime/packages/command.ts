@@ -2,25 +2,26 @@ import { spawn } from 'node:child_process';
 import type { CommandRunner } from './types.js';
 
 const TAIL_BYTES = 4_000;
+const OUTPUT_BYTES = 64 * 1024;
 
-/** Spawns an installer without a shell and keeps only the tail of its output for the error message. */
+/** Spawns an installer without a shell; keeps the end of its output for the log, and a shorter tail for the error message. */
 export const runCommand: CommandRunner = (command, args, options) =>
   new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let tail = '';
+    let output = '';
     const keep = (chunk: Buffer): void => {
-      tail = (tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
+      output = (output + chunk.toString('utf8')).slice(-OUTPUT_BYTES);
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       if (code === 0) {
-        resolve();
+        resolve(output);
         return;
       }
       const how = signal !== null ? `was killed by ${signal}` : `exited with code ${String(code)}`;
-      reject(new Error(`${command} ${how}: ${tail.trim()}`));
+      reject(new Error(`${command} ${how}: ${output.slice(-TAIL_BYTES).trim()}`));
     });
   });
 

@@ -43,9 +43,10 @@ export function createGoRuntime(options: GoRuntimeOptions): PackageRuntime {
       const env = installerEnv(options.env, runtimeConfig?.runtime_env);
       const go = await findExecutable('go', env.PATH);
       if (go === undefined) throw new InvalidInputError('go:// images need a Go toolchain; install Go (https://go.dev/dl/)');
-      await installOnce(join(bin, '..'), async () => {
+      return installOnce(join(bin, '..'), async () => {
+        let output: string;
         try {
-          await run(go, ['install', spec], { env: { ...env, GOBIN: bin } });
+          output = await run(go, ['install', spec], { env: { ...env, GOBIN: bin } });
         } catch (error) {
           throw new InvalidInputError(`go install ${spec} failed: ${failureSummary(error)}`);
         }
@@ -54,6 +55,7 @@ export function createGoRuntime(options: GoRuntimeOptions): PackageRuntime {
         } catch {
           throw new InvalidInputError(`go install ${spec} produced no "${goBinaryName(module)}" binary`);
         }
+        return output;
       });
     },
     resolve: (image) => {

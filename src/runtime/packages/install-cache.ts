@@ -7,21 +7,24 @@ const MARKER = '.toolyard-installed';
 
 /**
  * Runs `install` into `dir` once across processes: concurrent callers wait on a file lock, and an
- * install that died half-way (no marker) is wiped and done again.
+ * install that died half-way (no marker) is wiped and done again. Resolves to what `install`
+ * resolved to, or '' when the directory was already installed.
  */
-export async function installOnce(dir: string, install: (dir: string) => Promise<void>): Promise<void> {
-  if (await isInstalled(dir)) return;
-  await withFileLock(dir, async () => {
-    if (await isInstalled(dir)) return;
+export async function installOnce(dir: string, install: (dir: string) => Promise<string>): Promise<string> {
+  if (await isInstalled(dir)) return '';
+  return withFileLock(dir, async () => {
+    if (await isInstalled(dir)) return '';
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true, mode: 0o700 });
+    let output: string;
     try {
-      await install(dir);
+      output = await install(dir);
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       throw error;
     }
     await writeFile(join(dir, MARKER), '');
+    return output;
   });
 }
 

@@ -50,13 +50,15 @@ export function createNpxRuntime(options: NpxRuntimeOptions): PackageRuntime {
     return { kind: 'registry', name, spec: version === undefined ? name : `${name}@${version}`, dir: join(options.cacheDir, entry), extras };
   };
 
-  const install = async (spec: string, extras: readonly string[], dir: string, env: Record<string, string>): Promise<void> => {
+  const install = async (spec: string, extras: readonly string[], dir: string, env: Record<string, string>): Promise<string> => {
     const npm = await findExecutable(options.npm ?? 'npm', env.PATH);
     if (npm === undefined) throw new InvalidInputError('npx:// images need npm, which comes with Node.js (https://nodejs.org/)');
     const registry = options.registry === undefined ? [] : ['--registry', options.registry];
-    const args = ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', ...registry, spec, ...extras];
+    // The update check would fetch from the network on every install and print a notice; the flag
+    // wins over any setting in the environment or the workload's runtime_env.
+    const args = ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', '--no-update-notifier', ...registry, spec, ...extras];
     try {
-      await run(npm, args, { cwd: dir, env });
+      return await run(npm, args, { cwd: dir, env });
     } catch (error) {
       throw new InvalidInputError(`npm could not install ${spec}: ${failureSummary(error)}`);
     }
@@ -68,11 +70,10 @@ export function createNpxRuntime(options: NpxRuntimeOptions): PackageRuntime {
       const found = target(image, runtimeConfig);
       if (found.kind === 'local') {
         await binCommand(found.dir, nodePath);
-        return;
+        return '';
       }
-      // The update check would fetch from the network on every install and print to the log.
-      const env = installerEnv({ ...options.env, npm_config_update_notifier: 'false' }, runtimeConfig?.runtime_env);
-      await installOnce(found.dir, (dir) => install(found.spec, found.extras, dir, env));
+      const env = installerEnv(options.env, runtimeConfig?.runtime_env);
+      return installOnce(found.dir, (dir) => install(found.spec, found.extras, dir, env));
     },
     resolve: (image, runtimeConfig) => {
       const found = target(image, runtimeConfig);

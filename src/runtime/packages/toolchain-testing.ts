@@ -26,6 +26,7 @@ export function recordingRunner(effect: (run: RecordedRun) => Promise<void>): { 
       const call = { command, args: [...args], env: options.env };
       calls.push(call);
       await effect(call);
+      return '';
     },
   };
 }

@@ -17,10 +17,11 @@ export interface ResolvedCommand {
 export interface PackageRuntime {
   readonly scheme: 'npx' | 'uvx' | 'go' | 'oci';
   /**
-   * Installs what `image` needs, once: later calls reuse the cache. Throws InvalidInputError when the
+   * Installs what `image` needs, once: later calls reuse the cache. Resolves to what the installer
+   * printed ('' when nothing was installed), for the workload's log. Throws InvalidInputError when the
    * image cannot run here (a missing toolchain, an unknown package), saying what to do about it.
    */
-  prepare: (image: string, runtimeConfig: RuntimeConfig | undefined) => Promise<void>;
+  prepare: (image: string, runtimeConfig: RuntimeConfig | undefined) => Promise<string>;
   /** The command that runs a prepared `image`. */
   resolve: (image: string, runtimeConfig: RuntimeConfig | undefined) => Promise<ResolvedCommand>;
 }
@@ -35,5 +36,5 @@ export interface RunOptions {
   env: Record<string, string>;
 }
 
-/** Runs an installer to completion; rejects with the tail of its output when it fails. */
-export type CommandRunner = (command: string, args: readonly string[], options: RunOptions) => Promise<void>;
+/** Runs an installer to completion and resolves to its output (the end of it, when long); rejects with the tail of its output when it fails. */
+export type CommandRunner = (command: string, args: readonly string[], options: RunOptions) => Promise<string>;

@@ -48,14 +48,15 @@ export function createUvxRuntime(options: UvxRuntimeOptions): PackageRuntime {
       if (uv === undefined && python === undefined) {
         throw new InvalidInputError('uvx:// images need uv (https://docs.astral.sh/uv/) or python3 with the venv module; install one of them');
       }
-      await installOnce(venv, async (dir) => {
+      return installOnce(venv, async (dir) => {
+        let output = '';
         try {
           if (uv !== undefined) {
-            await run(uv, ['venv', '--quiet', dir], { env });
-            await run(uv, ['pip', 'install', '--quiet', '--python', join(dir, 'bin', 'python'), spec, ...extras], { env });
+            output += await run(uv, ['venv', '--quiet', dir], { env });
+            output += await run(uv, ['pip', 'install', '--quiet', '--python', join(dir, 'bin', 'python'), spec, ...extras], { env });
           } else if (python !== undefined) {
-            await run(python, ['-m', 'venv', dir], { env });
-            await run(join(dir, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', spec, ...extras], { env });
+            output += await run(python, ['-m', 'venv', dir], { env });
+            output += await run(join(dir, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', spec, ...extras], { env });
           }
         } catch (error) {
           throw new InvalidInputError(`could not install ${spec} with ${uv === undefined ? 'python3 venv and pip' : 'uv'}: ${failureSummary(error)}`);
@@ -65,6 +66,7 @@ export function createUvxRuntime(options: UvxRuntimeOptions): PackageRuntime {
         } catch {
           throw new InvalidInputError(`${spec} installed but has no "${script}" command to run`);
         }
+        return output;
       });
     },
     resolve: (image, runtimeConfig) => {

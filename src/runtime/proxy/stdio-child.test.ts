@@ -8,7 +8,7 @@ function collect(script: string): Promise<{ messages: JsonRpcMessage[]; other: s
     const messages: JsonRpcMessage[] = [];
     let other = '';
     new StdioChild(
-      { command: process.execPath, args: ['-e', script] },
+      { command: process.execPath, args: ['-e', script], env: {} },
       { onMessage: (message) => messages.push(message), onStderr: (chunk) => (other += chunk), onExit: () => resolve({ messages, other }) },
     );
   });

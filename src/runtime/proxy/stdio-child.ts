@@ -4,7 +4,8 @@ import { asJsonRpcMessage, type JsonRpcMessage } from './jsonrpc.js';
 export interface StdioServerCommand {
   command: string;
   args?: readonly string[];
-  env?: Record<string, string>;
+  /** The whole environment of the server: nothing of this process's own is passed unless it is here. */
+  env: Record<string, string>;
   cwd?: string;
 }
 
@@ -26,7 +27,7 @@ export class StdioChild {
     // No shell: arguments are passed as-is, so nothing in them is ever interpreted.
     this.#proc = spawn(cmd.command, cmd.args ?? [], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: cmd.env ?? process.env,
+      env: cmd.env,
       cwd: cmd.cwd,
     });
     this.#proc.stdout?.setEncoding('utf8');

@@ -15,6 +15,7 @@ export const MODES: readonly ProxyMode[] = ['streamable-http', 'sse'];
 export const everythingServer: StdioServerCommand = {
   command: process.execPath,
   args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+  env: {},
 };
 
 export const memoryServer = (file: string): StdioServerCommand => ({

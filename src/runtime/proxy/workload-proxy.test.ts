@@ -27,7 +27,7 @@ describe('createWorkloadProxy', () => {
 
   it('runs a stdio server in the requested mode', async () => {
     const proxy = createWorkloadProxy({
-      target: { kind: 'stdio', command: { command: process.execPath, args: [everythingEntry, 'stdio'] } },
+      target: { kind: 'stdio', command: { command: process.execPath, args: [everythingEntry, 'stdio'], env: {} } },
       mode: 'sse',
       policy: testPolicy(),
       log: () => undefined,

@@ -1,15 +1,11 @@
 import { NotFoundError } from '../../core/errors.js';
 import { entryName, type Catalog, type CatalogServer } from './catalog.js';
+import type { Static } from '@sinclair/typebox';
+import type { BrowseMetadataSchema, BrowseQuery } from './schemas.js';
 import { isObject, text, type Json } from './server-json.js';
 
-export interface BrowseQuery {
-  q?: string | undefined;
-  page: number;
-  limit: number;
-}
-
 export interface BrowsePage {
-  metadata: { limit: number; page: number; total: number };
+  metadata: Static<typeof BrowseMetadataSchema>;
   items: Json[];
 }
 

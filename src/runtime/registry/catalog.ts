@@ -1,7 +1,7 @@
 import semver from 'semver';
 import { containerEntry, remoteEntry, serverJsonOfContainer, serverJsonOfRemote } from './local-form.js';
 import { entryFromServerJson, isObject, OFFICIAL_META, publisherExtras, text, type Json } from './server-json.js';
-import type { ContainerServerEntry, RemoteServerEntry, ServerLookup } from './types.js';
+import type { CatalogGroup, ContainerServerEntry, RemoteServerEntry, ServerLookup } from './schemas.js';
 
 /** One server of a catalog: its newest server.json and, when the runtime can run it, its entry. */
 export interface CatalogServer {
@@ -13,13 +13,6 @@ export interface CatalogServer {
   tags: string[];
   /** Absent for servers with nothing the runtime can run; its name is the local entry name. */
   entry: ServerLookup | undefined;
-}
-
-export interface CatalogGroup {
-  name: string;
-  description: string;
-  servers: Record<string, ContainerServerEntry>;
-  remote_servers: Record<string, RemoteServerEntry>;
 }
 
 export interface Catalog {

@@ -1,5 +1,5 @@
 import { isObject, text, type Json } from './server-json.js';
-import type { ContainerServerEntry, EnvVarDeclaration, RemoteServerEntry } from './types.js';
+import type { ContainerServerEntry, EnvVarDeclaration, RemoteServerEntry } from './schemas.js';
 
 /**
  * The local registry form: `{version, last_updated, servers: {name: entry}, remote_servers: {...}}`

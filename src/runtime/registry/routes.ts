@@ -12,6 +12,7 @@ import {
   RegistryUpdateSchema,
   RemoteServerEntrySchema,
   ServerJsonSchema,
+  ServerLookupSchema,
 } from './schemas.js';
 import type { RegistryService } from './service.js';
 
@@ -66,7 +67,7 @@ export function registerRegistryRoutes(app: HttpApp, deps: { registry: RegistryS
         summary: 'Get a server of a registry',
         params: ServerParam,
         response: {
-          200: Type.Object({ is_remote: Type.Boolean(), server: Type.Optional(ContainerServerEntrySchema), remote_server: Type.Optional(RemoteServerEntrySchema) }),
+          200: ServerLookupSchema,
           404: ErrorSchema,
           ...unavailable,
         },

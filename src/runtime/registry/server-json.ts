@@ -1,4 +1,4 @@
-import type { ContainerServerEntry, EnvVarDeclaration, RemoteServerEntry, ServerLookup } from './types.js';
+import type { ContainerServerEntry, EnvVarDeclaration, RemoteServerEntry, ServerLookup } from './schemas.js';
 
 /** A JSON object as read from a catalog: every field is checked before use. */
 export type Json = Record<string, unknown>;

@@ -3,44 +3,25 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
 import { InvalidInputError, NotFoundError } from '../../core/errors.js';
 import type { RuntimePaths } from '../paths.js';
-import { browsePackage, browsePackages, browseServer, browseServers, findCatalogServer, type BrowsePage, type BrowseQuery } from './browse.js';
-import { NotACatalogError, type Catalog, type CatalogGroup } from './catalog.js';
+import { browsePackage, browsePackages, browseServer, browseServers, findCatalogServer, type BrowsePage } from './browse.js';
+import { NotACatalogError, type Catalog } from './catalog.js';
 import { createCatalogSource } from './catalog-source.js';
 import { createJsonFetcher, type Fetch } from './fetcher.js';
 import type { Json } from './server-json.js';
-import { activeSource, createSettingsStore, type ActiveSource, type RegistrySettings, type SourceType } from './settings.js';
-import type { ContainerServerEntry, RegistryLookup, RemoteServerEntry, ServerLookup } from './types.js';
+import type {
+  BrowseQuery,
+  ContainerServerEntry,
+  RegistryContent,
+  RegistrySummary,
+  RegistryUpdate,
+  RemoteServerEntry,
+  ServerLookup,
+  SourceType,
+} from './schemas.js';
+import { activeSource, createSettingsStore, type ActiveSource } from './settings.js';
+import type { RegistryLookup } from './types.js';
 
 export const DEFAULT_REGISTRY = 'default';
-
-export interface RegistrySummary {
-  name: string;
-  type: SourceType;
-  /** The API URL, catalog URL or file path in force; empty for the shipped catalog. */
-  source: string;
-  version: string;
-  last_updated: string;
-  server_count: number;
-  auth_status: string;
-  auth_type: string;
-  auth_config: { audience: string; client_id: string; issuer: string; scopes: string[] };
-}
-
-export interface RegistryContent {
-  version: string;
-  last_updated: string;
-  servers: Record<string, ContainerServerEntry>;
-  remote_servers: Record<string, RemoteServerEntry>;
-  groups: CatalogGroup[];
-}
-
-/** The body of `PUT /registry/default`: at most one source; none resets to the shipped catalog. */
-export interface RegistryUpdate {
-  url?: string | undefined;
-  api_url?: string | undefined;
-  local_path?: string | undefined;
-  allow_private_ip?: boolean | undefined;
-}
 
 export interface RegistryService extends RegistryLookup {
   list: () => Promise<RegistrySummary[]>;
@@ -69,6 +50,18 @@ export interface RegistryServiceOptions {
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
+
+/** Checked before anything is fetched, so a mistyped URL is a 400 that names the field. */
+function checkHttpUrl(field: string, value: string | undefined): void {
+  if (value === undefined || value === '') return;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidInputError(`${field}: "${value}" is not a URL; give an http or https URL such as https://registry.example.com/registry/default`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidInputError(`${field}: ${url.protocol} URLs are not supported; use http or https`);
+}
 
 function requireDefault(name: string): void {
   if (name !== DEFAULT_REGISTRY) throw new NotFoundError(`no registry named "${name}"; the runtime has one registry, ${DEFAULT_REGISTRY}`);
@@ -162,7 +155,8 @@ export function createRegistryService(options: RegistryServiceOptions): Registry
       requireDefault(name);
       const given = (['api_url', 'url', 'local_path'] as const).filter((key) => update[key] !== undefined && update[key] !== '');
       if (given.length > 1) throw new InvalidInputError(`give one of url, api_url and local_path, not ${given.join(' and ')}`);
-      const next: RegistrySettings = {};
+      for (const key of ['api_url', 'url'] as const) checkHttpUrl(key, update[key]);
+      const next: RegistryUpdate = {};
       const key = given[0];
       if (key !== undefined) next[key] = update[key];
       if (key !== undefined && key !== 'local_path' && update.allow_private_ip === true) next.allow_private_ip = true;

@@ -1,7 +1,9 @@
-import { Type } from '@sinclair/typebox';
-import { PROVIDER_TYPES } from './types.js';
+import { Type, type Static } from '@sinclair/typebox';
 
-const ProviderTypeSchema = Type.Union(
+export const PROVIDER_TYPES = ['encrypted', 'environment', '1password'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+export const ProviderTypeSchema = Type.Union(
   PROVIDER_TYPES.map((type) => Type.Literal(type)),
   { description: 'encrypted (read, write, list, delete; the default), environment (read-only TOOLYARD_SECRET_<NAME>), 1password (read, list; needs OP_SERVICE_ACCOUNT_TOKEN)' },
 );
@@ -20,6 +22,10 @@ export const SetupBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** `<config>/secrets.json`: the provider in force. */
+export const SecretsSettings = Type.Object({ provider_type: ProviderTypeSchema });
+export type SecretsSettings = Static<typeof SecretsSettings>;
+
 export const SetupReply = Type.Object({ provider_type: ProviderTypeSchema, message: Type.String() });
 
 export const ProviderParams = Type.Object({ name: Type.String({ description: 'the secrets provider; the only one is default' }) });
@@ -29,11 +35,16 @@ export const KeyParams = Type.Object({
   key: Type.String({ minLength: 1, maxLength: 512, description: 'the secret key' }),
 });
 
+/** What a provider can do; the API answers 405 to an operation whose capability is false. */
+export const Capabilities = Type.Object({ read: Type.Boolean(), write: Type.Boolean(), list: Type.Boolean(), delete: Type.Boolean() });
+export type Capabilities = Static<typeof Capabilities>;
+
 export const ProviderDescription = Type.Object({
   name: Type.String(),
   provider_type: ProviderTypeSchema,
-  capabilities: Type.Object({ read: Type.Boolean(), write: Type.Boolean(), list: Type.Boolean(), delete: Type.Boolean() }),
+  capabilities: Capabilities,
 });
+export type ProviderDescription = Static<typeof ProviderDescription>;
 
 export const KeyList = Type.Object({ keys: Type.Array(Type.Object({ key: Type.String() })) });
 

@@ -84,6 +84,6 @@ describe('the secrets service', () => {
   it('refuses a settings file it does not understand', async () => {
     await service().setup('environment');
     await writeFile(join(paths.config, 'secrets.json'), '{"provider_type": "vault"}');
-    await expect(service().describe()).rejects.toThrow('provider_type must be one of encrypted, environment, 1password');
+    await expect(service().describe()).rejects.toThrow('provider_type: must be one of encrypted, environment, 1password');
   });
 });

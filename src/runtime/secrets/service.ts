@@ -11,7 +11,8 @@ import { ONE_PASSWORD_TOKEN, createOnePasswordProvider } from './onepassword.js'
 import { createPasswordSource, type PasswordOrigin } from './password.js';
 import { runProcess, type ProcessRunner } from './process.js';
 import { readSecretsSettings, writeSecretsSettings } from './settings.js';
-import { PROVIDER_CAPABILITIES, type Capabilities, type ProviderType, type SecretsProvider } from './types.js';
+import type { Capabilities, ProviderDescription, ProviderType } from './schemas.js';
+import { PROVIDER_CAPABILITIES, type SecretsProvider } from './types.js';
 
 export interface SecretsServiceOptions {
   paths: RuntimePaths;
@@ -25,15 +26,9 @@ export interface SecretsServiceOptions {
   scrypt?: ScryptParams;
 }
 
-export interface SecretsDescription {
-  name: 'default';
-  provider_type: ProviderType;
-  capabilities: Capabilities;
-}
-
 export interface SecretsService {
   setup: (providerType: ProviderType, password?: string) => Promise<{ provider_type: ProviderType; message: string }>;
-  describe: () => Promise<SecretsDescription>;
+  describe: () => Promise<ProviderDescription>;
   listKeys: () => Promise<{ key: string }[]>;
   create: (key: string, value: string) => Promise<void>;
   update: (key: string, value: string) => Promise<void>;

@@ -1,13 +1,5 @@
-export const PROVIDER_TYPES = ['encrypted', 'environment', '1password'] as const;
-export type ProviderType = (typeof PROVIDER_TYPES)[number];
+import type { Capabilities, ProviderType } from './schemas.js';
 
-/** What a provider can do; the API answers 405 to an operation whose capability is false. */
-export interface Capabilities {
-  read: boolean;
-  write: boolean;
-  list: boolean;
-  delete: boolean;
-}
 
 export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderType, Readonly<Capabilities>>> = {
   encrypted: { read: true, write: true, list: true, delete: true },

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Value, type ValueError } from '@sinclair/typebox/value';
 import lockfile from 'proper-lockfile';
+import semver from 'semver';
+import { DomainError } from '../../core/errors.js';
 
 /**
  * Writes through a temporary file in the same directory and renames it over the target, so a
@@ -19,6 +23,70 @@ export async function writeFileAtomic(path: string, content: string, mode = 0o60
   }
 }
 
+/**
+ * A state file this toolyard cannot use: edited by hand, cut short, or written by a newer toolyard.
+ * A conflict with the state on disk rather than a fault of the request, and the message names the
+ * file so a person can fix or remove it.
+ */
+export class BrokenStateFileError extends DomainError {
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+  ) {
+    super(`${file} cannot be used: ${problem}`, 409);
+  }
+}
+
+export interface StateFileVersion {
+  /** The `schema_version` this toolyard writes; a file with a newer one is refused. */
+  current: string;
+}
+
+function checkVersion(path: string, data: unknown, version: StateFileVersion): void {
+  const given = typeof data === 'object' && data !== null && 'schema_version' in data ? data.schema_version : undefined;
+  if (typeof given !== 'string') return;
+  if (semver.valid(given) === null) throw new BrokenStateFileError(path, `schema_version "${given}" is not a version`);
+  if (semver.gt(given, version.current)) {
+    throw new BrokenStateFileError(
+      path,
+      `it has schema_version ${given}, written by a newer toolyard; this toolyard reads ${version.current} and older: upgrade toolyard`,
+    );
+  }
+}
+
+/**
+ * Reads a JSON state file and checks it against its schema (and its schema_version when given), so
+ * nothing read from disk is used on trust; undefined when the file does not exist.
+ */
+export async function readStateFile<T extends TSchema>(path: string, schema: T, version?: StateFileVersion): Promise<Static<T> | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new BrokenStateFileError(path, `it is not valid JSON (${(error as Error).message})`);
+  }
+  if (version !== undefined) checkVersion(path, data, version);
+  const first = Value.Errors(schema, data).First();
+  if (first !== undefined) throw new BrokenStateFileError(path, describe(first));
+  return data;
+}
+
+/** `servers.0: Expected string`; a choice of constants is spelled out instead of TypeBox's "Expected union value". */
+function describe(error: ValueError): string {
+  const where = error.path === '' ? 'the file' : error.path.slice(1).replaceAll('/', '.');
+  const options = (error.schema as { anyOf?: { const?: unknown }[] }).anyOf ?? [];
+  const constants = options.map((option) => option.const).filter((value) => typeof value === 'string');
+  return `${where}: ${constants.length > 0 && constants.length === options.length ? `must be one of ${constants.join(', ')}` : error.message}`;
+}
+
+/** Reads JSON that is not a state file of ours (caches): the caller checks its shape. */
 export async function readJsonFile(path: string): Promise<unknown> {
   try {
     return JSON.parse(await readFile(path, 'utf8')) as unknown;

@@ -3,9 +3,10 @@ import type { HttpApp } from '../../core/http/app.js';
 import { GroupSchema } from '../http/schemas.js';
 import { ErrorSchema, ref } from '../../core/http/schemas.js';
 import { API_PREFIX, NameParam } from './routes.js';
-import type { GroupService } from './service.js';
+import type { GroupService } from './groups.js';
+import { Name } from './schemas.js';
 
-const CreateBody = Type.Object({ name: NameParam.properties.name }, { additionalProperties: false });
+const CreateBody = Type.Object({ name: Name }, { additionalProperties: false });
 const DeleteQuery = Type.Object({
   'with-workloads': Type.Optional(Type.Boolean({ default: false, description: "delete the group's workloads too, instead of moving them to default" })),
 });

@@ -8,8 +8,8 @@ import { silentLogger } from '../../core/telemetry/logger.js';
 import { createPackageRuntimes } from '../packages/index.js';
 import { runtimePaths } from '../paths.js';
 import { createEnvironmentSecretReader } from '../secrets/environment.js';
-import { createGroupService, createGroupStore } from './groups.js';
-import { createWorkloadService, type GroupService, type WorkloadService } from './service.js';
+import { createGroupService, createGroupStore, type GroupService } from './groups.js';
+import { createWorkloadService, type WorkloadService } from './service.js';
 import { createWorkloadStore } from './store.js';
 import { createFakeSupervisor, type FakeSupervisor } from './supervision-testing.js';
 

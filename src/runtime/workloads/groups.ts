@@ -2,16 +2,16 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import type { RuntimePaths } from '../paths.js';
-import { jsonPath, listJsonNames, readJsonFile, withFileLock, writeFileAtomic } from '../state/files.js';
-import type { Group, GroupService, WorkloadService } from './service.js';
+import { BrokenStateFileError, jsonPath, listJsonNames, readStateFile, withFileLock, writeFileAtomic } from '../state/files.js';
+import { checkName, isName } from './run-config.js';
+import { Group } from './schemas.js';
 import type { WorkloadStore } from './store.js';
 
 export const DEFAULT_GROUP = 'default';
 
-const GROUP_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,62}$/;
-
 /** Group files under `<state>/groups/<name>.json`; `default` exists even before its file is written. */
 export interface GroupStore {
+  /** Undefined for a group that does not exist; BrokenStateFileError for a file that cannot be used. */
   read: (name: string) => Promise<Group | undefined>;
   exists: (name: string) => Promise<boolean>;
   list: () => Promise<Group[]>;
@@ -21,11 +21,22 @@ export interface GroupStore {
   withLock: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
+export interface GroupService {
+  list: () => Promise<Group[]>;
+  get: (name: string) => Promise<Group>;
+  /** ConflictError when it exists. */
+  create: (name: string) => Promise<Group>;
+  /** Moves the group's workloads to `default`, or deletes them with `withWorkloads`; `default` is refused. */
+  remove: (name: string, options: { withWorkloads: boolean }) => Promise<void>;
+}
+
 export function createGroupStore(paths: RuntimePaths): GroupStore {
   const dir = join(paths.state, 'groups');
   const read = async (name: string): Promise<Group | undefined> => {
-    if (!GROUP_NAME.test(name)) return undefined;
-    const found = (await readJsonFile(jsonPath(dir, name))) as Group | undefined;
+    checkName(name, 'group');
+    const path = jsonPath(dir, name);
+    const found = await readStateFile(path, Group);
+    if (found !== undefined && found.name !== name) throw new BrokenStateFileError(path, `it names the group "${found.name}", not "${name}"`);
     if (found !== undefined) return found;
     return name === DEFAULT_GROUP ? { name, registered_clients: [] } : undefined;
   };
@@ -33,7 +44,8 @@ export function createGroupStore(paths: RuntimePaths): GroupStore {
     read,
     exists: async (name) => (await read(name)) !== undefined,
     list: async () => {
-      const names = new Set([DEFAULT_GROUP, ...(await listJsonNames(dir))]);
+      // a file whose name no group could have is not a group (a stray copy), so it is passed over
+      const names = new Set([DEFAULT_GROUP, ...(await listJsonNames(dir)).filter(isName)]);
       const groups = await Promise.all([...names].sort().map(read));
       return groups.filter((group): group is Group => group !== undefined);
     },
@@ -43,10 +55,16 @@ export function createGroupStore(paths: RuntimePaths): GroupStore {
   };
 }
 
+/** What groups need of the workloads: finding a group's members and deleting them. */
+export interface GroupWorkloads {
+  namesInGroup: (group: string) => Promise<string[]>;
+  remove: (names: readonly string[]) => Promise<{ done: Promise<void> }>;
+}
+
 export interface GroupServiceOptions {
   groups: GroupStore;
   store: WorkloadStore;
-  workloads: WorkloadService;
+  workloads: GroupWorkloads;
 }
 
 export function createGroupService({ groups, store, workloads }: GroupServiceOptions): GroupService {
@@ -72,9 +90,6 @@ export function createGroupService({ groups, store, workloads }: GroupServiceOpt
     get,
     create: (name) =>
       groups.withLock(async () => {
-        if (!GROUP_NAME.test(name)) {
-          throw new InvalidInputError('a group name has letters, digits, dot, dash and underscore, starts with a letter or digit, and has at most 63 characters');
-        }
         if (await groups.exists(name)) throw new ConflictError(`group ${name} already exists`);
         const group: Group = { name, registered_clients: [] };
         await groups.write(group);

@@ -14,7 +14,6 @@ import { freePort, tempRuntime, testRunConfig, type TempRuntime } from './superv
 
 const identities = createProcessIdentities();
 const require = createRequire(import.meta.url);
-const tsxLoader = pathToFileURL(require.resolve('tsx')).href;
 
 async function echoThrough(port: number, message: string): Promise<string> {
   const client = new Client({ name: 'test', version: '1.0.0' });
@@ -117,12 +116,12 @@ describe('supervisor control', () => {
       `import { createWorkloadStore } from '${module('./store.ts')}';`,
       `import { runtimePaths } from '${module('../paths.ts')}';`,
       'const store = createWorkloadStore(runtimePaths(process.env));',
-      'await createSupervisorControl({ store, clock: { now: () => new Date() } }).start(process.argv[1]);',
+      'await createSupervisorControl({ store, clock: { now: () => new Date() }, env: process.env }).start(process.argv[1]);',
       "process.stdout.write('started\\n');",
       'setInterval(() => undefined, 60_000);',
     ].join('\n');
     // The starter leads its own process group, like a CLI in a terminal that gets Ctrl-C.
-    const starter = spawn(process.execPath, ['--import', tsxLoader, '--input-type=module', '-e', script, 'orphan'], {
+    const starter = spawn(process.execPath, ['--input-type=module', '-e', script, 'orphan'], {
       env: runtime.env,
       stdio: ['ignore', 'pipe', 'inherit'],
       detached: true,
@@ -138,13 +137,11 @@ describe('supervisor control', () => {
     expect(await echoThrough(port, 'still here')).toContain('still here');
   });
 
-  it('runs the compiled entry file from dist and the TypeScript one under tsx', () => {
+  it('runs the entry file beside it in its own form, compiled in dist, with no loader of its own', () => {
     expect(supervisorCommand('w', 'file:///opt/toolyard/dist/runtime/workloads/launcher.js')).toEqual({
       command: process.execPath,
       args: ['/opt/toolyard/dist/runtime/workloads/supervisor-main.js', 'w'],
     });
-    const fromSources = supervisorCommand('w', import.meta.url);
-    expect(fromSources.args.slice(0, 2)).toEqual(['--import', tsxLoader]);
-    expect(fromSources.args.slice(2)).toEqual([require.resolve('./supervisor-main.ts'), 'w']);
+    expect(supervisorCommand('w', import.meta.url)).toEqual({ command: process.execPath, args: [require.resolve('./supervisor-main.ts'), 'w'] });
   });
 });

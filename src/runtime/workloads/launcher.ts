@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Clock } from '../../core/clock.js';
 import { ConflictError, UnavailableError } from '../../core/errors.js';
+import { BrokenStateFileError } from '../state/files.js';
 import { createProcessIdentities, type ProcessIdentities, type ProcessIdentity } from './process-identity.js';
 import type { StatusRecord } from './schemas.js';
 import type { WorkloadStore } from './store.js';
@@ -16,24 +16,21 @@ export interface SpawnCommand {
 }
 
 /**
- * How to run the supervisor entry file beside `moduleUrl`: the compiled `supervisor-main.js`, or,
- * when running from TypeScript sources (tests, tsx), `supervisor-main.ts` through tsx's loader.
+ * `node supervisor-main.js <name>`: the supervisor entry file beside `moduleUrl`, in the form that
+ * module runs in (compiled in dist/). Sources run under a TypeScript loader, which the supervisor then
+ * needs as well: whoever runs them gives it in NODE_OPTIONS of the supervisor's environment.
  */
 export function supervisorCommand(name: string, moduleUrl: string = import.meta.url): SpawnCommand {
   const here = fileURLToPath(moduleUrl);
-  if (here.endsWith('.ts')) {
-    const tsx = pathToFileURL(createRequire(moduleUrl).resolve('tsx')).href;
-    return { command: process.execPath, args: ['--import', tsx, join(dirname(here), 'supervisor-main.ts'), name] };
-  }
-  return { command: process.execPath, args: [join(dirname(here), 'supervisor-main.js'), name] };
+  return { command: process.execPath, args: [join(dirname(here), `supervisor-main${extname(here)}`), name] };
 }
 
 export interface SupervisorControlOptions {
   store: WorkloadStore;
   clock: Clock;
   spawnCommand?: (name: string) => SpawnCommand;
-  /** The supervisor's environment; by default it inherits this process's (secrets included). */
-  env?: Record<string, string | undefined>;
+  /** The supervisor's whole environment (the runtime's, which may hold secrets it passes on to its server). */
+  env: Record<string, string | undefined>;
   identities?: ProcessIdentities;
   /** How long `start` waits for `running`. */
   startTimeoutMs?: number;
@@ -77,12 +74,19 @@ export function createSupervisorControl(options: SupervisorControlOptions): Supe
     await waitGone(identity, stopGraceMs);
   };
 
+  /** A status file that cannot be used proves no process, like none at all; the supervisor writes a new one. */
+  const readStatus = (name: string): Promise<StatusRecord | undefined> =>
+    store.readStatus(name).catch((error: unknown) => {
+      if (error instanceof BrokenStateFileError) return undefined;
+      throw error;
+    });
+
   const start = async (name: string): Promise<void> => {
-    const previous = await store.readStatus(name);
+    const previous = await readStatus(name);
     if (await identities.isAlive(previous?.supervisor)) throw new ConflictError(`workload ${name} is already running; stop it first`);
     const { command, args } = spawnCommand(name);
     // Its own session and process group, so it outlives whoever started it (the API server, the CLI).
-    const child = spawn(command, args, { detached: true, stdio: 'ignore', env: options.env ?? process.env });
+    const child = spawn(command, args, { detached: true, stdio: 'ignore', env: options.env });
     let ended: string | undefined;
     child.once('error', (error) => (ended = `could not be started: ${error.message}`));
     child.once('exit', (code, sig) => (ended = sig === null ? `exited with code ${String(code)}` : `was killed by ${sig}`));
@@ -91,7 +95,7 @@ export function createSupervisorControl(options: SupervisorControlOptions): Supe
 
     const deadline = Date.now() + startTimeoutMs;
     for (;;) {
-      const record = await store.readStatus(name);
+      const record = await readStatus(name);
       const ours = pid !== undefined && record?.supervisor?.pid === pid;
       if (ours && record.status === 'running') return;
       if (ours && record.status === 'error') throw new UnavailableError(`workload ${name} failed to start: ${record.status_context}`);

@@ -1,15 +1,12 @@
 import { Value } from '@sinclair/typebox/value';
 import { InvalidInputError, NotFoundError } from '../../core/errors.js';
-import type { RegistryLookup, ServerLookup } from '../registry/types.js';
+import type { ServerLookup } from '../registry/schemas.js';
+import type { RegistryLookup } from '../registry/types.js';
 import type { SecretReader } from '../secrets/environment.js';
 import { RegistryEntry, type RunConfig, type SecretRef, type WorkloadRequest } from './schemas.js';
 
-export { EnvVarDeclarationSchema, RegistryEntry } from './schemas.js';
-
 /** The only registry there is; other names are unknown (404). */
 export const DEFAULT_REGISTRY = 'default';
-
-
 
 /** Where a registry-sourced workload came from, recorded in its run configuration. */
 export interface RegistryOrigin {

@@ -1,5 +1,6 @@
 import { UnavailableError } from '../../core/errors.js';
-import type { ContainerServerEntry, RegistryLookup, RemoteServerEntry } from '../registry/types.js';
+import type { ContainerServerEntry, RemoteServerEntry } from '../registry/schemas.js';
+import type { RegistryLookup } from '../registry/types.js';
 
 /**
  * A fake RegistryLookup for workload and upgrade tests: an in-memory `default` catalog that a test

@@ -4,21 +4,22 @@ import { InvalidInputError } from '../../core/errors.js';
 import type { HttpApp } from '../../core/http/app.js';
 import { CreatedWorkloadSchema, RunConfigSchema, WorkloadDetailsSchema, WorkloadSummarySchema } from '../http/schemas.js';
 import { ErrorSchema, ref } from '../../core/http/schemas.js';
-import { WorkloadRequest } from './schemas.js';
-import type { Accepted, WorkloadService } from './service.js';
+import { Name, WorkloadRequest } from './schemas.js';
+import type { Accepted } from './lifecycle.js';
+import type { WorkloadService } from './service.js';
 
 export const API_PREFIX = '/api/v1beta';
 
 /** Path names are checked like created names, so no spelling of one can point outside the state files. */
-export const NameParam = Type.Object({ name: Type.String({ pattern: WorkloadRequest.properties.name.pattern }) });
+export const NameParam = Type.Object({ name: Name });
 const ListQuery = Type.Object({
   all: Type.Optional(Type.Boolean({ default: false, description: 'include workloads that are not running' })),
-  group: Type.Optional(Type.String({ description: 'only the workloads of this group' })),
+  group: Type.Optional(Type.String({ ...Name, description: 'only the workloads of this group' })),
 });
 const BulkBody = Type.Object(
   {
-    names: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'the workloads to act on' })),
-    group: Type.Optional(Type.String({ minLength: 1, description: 'act on every workload of this group' })),
+    names: Type.Optional(Type.Array(Name, { description: 'the workloads to act on' })),
+    group: Type.Optional(Type.String({ ...Name, description: 'act on every workload of this group' })),
   },
   { additionalProperties: false, description: 'exactly one of names (not empty) and group' },
 );

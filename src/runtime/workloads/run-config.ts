@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { basename } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Value } from '@sinclair/typebox/value';
@@ -7,6 +8,7 @@ import { isProtocolImage, parseProtocolImage, splitVersion } from '../packages/s
 import type { SecretReader } from '../secrets/environment.js';
 import type { RegistryOrigin } from './registry-source.js';
 import {
+  Name,
   PROXY_DEFAULTS,
   RUN_CONFIG_SCHEMA_VERSION,
   WorkloadRequest,
@@ -54,6 +56,13 @@ export function sourceOf(request: WorkloadRequest): WorkloadSource {
     throw new InvalidInputError(`url "${request.url ?? ''}" is not a valid URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidInputError('url must be an http or https URL');
+  try {
+    // the proxy decodes them into Basic credentials
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    throw new InvalidInputError('url: the user name or password has a "%" that is not followed by two hex digits; write a literal "%" as %25');
+  }
   return { kind: 'remote', url };
 }
 
@@ -85,6 +94,15 @@ function isEmpty(value: unknown): boolean {
   if (value === undefined || value === null || value === '') return true;
   if (Array.isArray(value)) return value.length === 0;
   return typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+export const isName = (name: string): boolean => Value.Check(Name, name);
+
+/** The Name schema's rule for names that reach the service without a route schema (the CLI, lists). */
+export function checkName(name: string, field: string): void {
+  if (isName(name)) return;
+  const shown = name.length > 70 ? `${name.slice(0, 70)}…` : name;
+  throw new InvalidInputError(`${field} "${shown}" is not a valid name: ${Name.description ?? ''}`);
 }
 
 export function checkSchema(request: WorkloadRequest): void {
@@ -154,12 +172,29 @@ function staticHeaders(headers: readonly string[] | undefined): Record<string, s
   return result;
 }
 
+const isLoopbackIp = (address: string): boolean => address === '::1' || (isIP(address) === 4 && address.startsWith('127.'));
+
+/**
+ * The proxy binds `host` when the workload starts, later and in another process, so it is checked
+ * now: `localhost`, a loopback or any-address IP, or an IP of one of this machine's interfaces. A
+ * host name is refused: it would be looked up in DNS at every start, and its answer can change.
+ */
+function checkHost(host: string | undefined, localAddresses: readonly string[]): void {
+  if (host === undefined || host === '' || host === 'localhost') return;
+  if (isIP(host) === 0) {
+    throw new InvalidInputError(`host "${host}" must be an IP address of this machine (127.0.0.1, ::1, 0.0.0.0 for every interface) or localhost, not a host name`);
+  }
+  if (isLoopbackIp(host) || host === '0.0.0.0' || host === '::' || localAddresses.includes(host)) return;
+  throw new InvalidInputError(`host ${host} is not an address of this machine, so the proxy could not listen on it`);
+}
+
 /** Every rule the schema cannot express; `saved` is the current request on update. */
-export function validateRequest(request: WorkloadRequest, saved?: WorkloadRequest): WorkloadSource {
+export function validateRequest(request: WorkloadRequest, saved?: WorkloadRequest, localAddresses: readonly string[] = []): WorkloadSource {
   checkSchema(request);
   const source = sourceOf(request);
   checkRuntimeConfig(request, source, saved);
   checkSupported(request, source);
+  checkHost(request.host, localAddresses);
   staticHeaders(request.headers);
   return source;
 }

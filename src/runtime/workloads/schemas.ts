@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { EnvVarDeclaration } from '../registry/schemas.js';
 
 /** Bumped when the saved run configuration changes shape; readers migrate older files forward. */
 export const RUN_CONFIG_SCHEMA_VERSION = 'v1.0.0';
@@ -12,8 +13,14 @@ export const PROXY_DEFAULTS = { max_request_body_size: 4 * 1024 * 1024, proxy_re
 export const WORKLOAD_STATUSES = ['starting', 'running', 'stopping', 'stopped', 'removing', 'error', 'unhealthy'] as const;
 export type WorkloadStatus = (typeof WORKLOAD_STATUSES)[number];
 
-const WorkloadName = Type.String({
-  pattern: '^[a-zA-Z0-9][a-zA-Z0-9._-]{0,62}$',
+/**
+ * Workload and group names. They name files and directories, so bodies, paths, query strings and the
+ * CLI all check them with this one schema before anything touches the disk.
+ */
+export const Name = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[a-zA-Z0-9][a-zA-Z0-9._-]*$',
   description: 'Letters, digits, dot, dash and underscore; starts with a letter or digit; at most 63 characters.',
 });
 
@@ -87,7 +94,7 @@ export type ProxyMode = Static<typeof ProxyMode>;
 /** The create and edit body. Details return it as saved, so a UI can GET, change and send it back. */
 export const WorkloadRequest = Type.Object(
   {
-    name: Type.Optional(WorkloadName),
+    name: Type.Optional(Name),
     image: Type.Optional(Type.String({ description: 'npx://, uvx://, go:// or an OCI image reference.' })),
     url: Type.Optional(Type.String({ description: 'A remote MCP server (streamable-http or sse).' })),
     registry: Type.Optional(Type.String()),
@@ -102,7 +109,7 @@ export const WorkloadRequest = Type.Object(
     proxy_port: Type.Optional(Type.Integer({ minimum: 1024, maximum: 65535 })),
     target_port: Type.Optional(Type.Integer({ minimum: 1024, maximum: 65535 })),
     host: Type.Optional(Type.String()),
-    group: Type.Optional(WorkloadName),
+    group: Type.Optional(Name),
     labels: Type.Optional(Type.Record(Type.String(), Type.String())),
     tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     tools_override: Type.Optional(Type.Record(Type.String(), ToolOverride)),
@@ -123,6 +130,10 @@ export const WorkloadRequest = Type.Object(
   { additionalProperties: false },
 );
 export type WorkloadRequest = Static<typeof WorkloadRequest>;
+
+/** Workload details: the create body as saved, with the name and group filled in. */
+export const WorkloadDetails = Type.Object({ ...WorkloadRequest.properties, name: Type.String(), group: Type.String() });
+export type WorkloadDetails = Static<typeof WorkloadDetails>;
 
 export const CreatedWorkload = Type.Object({ name: Type.String(), port: Type.Integer() });
 export type CreatedWorkload = Static<typeof CreatedWorkload>;
@@ -160,14 +171,6 @@ export const ServerCommand = Type.Object({
 });
 export type ServerCommand = Static<typeof ServerCommand>;
 
-const Declaration = {
-  name: Type.String(),
-  description: Type.String(),
-  required: Type.Boolean(),
-  secret: Type.Boolean(),
-  default: Type.String(),
-};
-export const EnvVarDeclarationSchema = Type.Object(Declaration);
 
 /**
  * The parts of a catalog entry that shape a workload, kept in its run configuration
@@ -186,8 +189,9 @@ export const RegistryEntry = Type.Object({
   url: Type.String(),
   transport: Type.Union([Type.Literal('stdio'), Type.Literal('streamable-http'), Type.Literal('sse')]),
   args: Type.Array(Type.String()),
-  env_vars: Type.Array(EnvVarDeclarationSchema),
-  headers: Type.Array(Type.Object(Declaration)),
+  env_vars: Type.Array(EnvVarDeclaration),
+  /** Declared like env vars (a remote server's headers). */
+  headers: Type.Array(EnvVarDeclaration),
   permissions: Type.Record(Type.String(), Type.Unknown()),
 });
 export type RegistryEntry = Static<typeof RegistryEntry>;
@@ -234,14 +238,66 @@ export const RunConfig = Type.Object({
 });
 export type RunConfig = Static<typeof RunConfig>;
 
+/** A pid with its start time (from /proc), proving the pid still belongs to the process recorded. */
+const ProcessRecord = Type.Object({ pid: Type.Integer({ minimum: 1 }), start_time: Type.String() });
+
 /** What the supervisor records about a running workload (statuses/<name>.json). */
-export interface StatusRecord {
-  status: WorkloadStatus;
-  status_context: string;
-  started_at: string;
-  /** The supervisor's pid and its start time (from /proc), proving a pid still belongs to this workload. */
-  supervisor?: { pid: number; start_time: string } | undefined;
-  server?: { pid: number; start_time: string } | undefined;
-  restarts: number;
-  updated_at: string;
-}
+export const StatusRecord = Type.Object({
+  status: Type.Union(WORKLOAD_STATUSES.map((status) => Type.Literal(status))),
+  status_context: Type.String(),
+  started_at: Type.String(),
+  supervisor: Type.Optional(ProcessRecord),
+  server: Type.Optional(ProcessRecord),
+  restarts: Type.Integer({ minimum: 0 }),
+  updated_at: Type.String(),
+});
+export type StatusRecord = Static<typeof StatusRecord>;
+
+/** A group (groups/<name>.json): every workload belongs to one; clients are registered per group. */
+export const Group = Type.Object({
+  name: Name,
+  registered_clients: Type.Array(Type.String(), { description: 'client apps configured with this group' }),
+});
+export type Group = Static<typeof Group>;
+
+export const UPGRADE_STATUSES = ['up-to-date', 'upgrade-available', 'not-registry-sourced', 'server-not-found', 'unknown', 'upgraded'] as const;
+export type UpgradeStatus = (typeof UPGRADE_STATUSES)[number];
+
+const Permissions = Type.Record(Type.String(), Type.Unknown(), { description: "a catalog entry's permissions" });
+
+export const UpgradeCheckResult = Type.Object(
+  {
+    workload_name: Type.String(),
+    registry_server: Type.String({ description: 'the catalog entry the workload was made from; empty when it was not' }),
+    current_image: Type.String({ description: 'what runs (a remote server: its url); for status upgraded, what ran before' }),
+    candidate_image: Type.String({ description: "the catalog's newest entry; empty when there is none; for status upgraded, what runs now" }),
+    status: Type.Union(UPGRADE_STATUSES.map((status) => Type.Literal(status))),
+    reason: Type.String(),
+    env_var_drift: Type.Object(
+      { added: Type.Array(EnvVarDeclaration), removed: Type.Array(EnvVarDeclaration) },
+      { description: "the candidate's env var declarations against those of the entry the workload was made from" },
+    ),
+    config_drift: Type.Object(
+      {
+        transport: Type.Optional(Type.Object({ from: Type.String(), to: Type.String() })),
+        permission_profile: Type.Optional(Type.Object({ from: Permissions, to: Permissions })),
+      },
+      { description: 'only the settings that the upgrade changes' },
+    ),
+  },
+  { description: 'An offline comparison of the workload with the newest catalog entry of its server' },
+);
+export type UpgradeCheckResult = Static<typeof UpgradeCheckResult>;
+
+/**
+ * The apply body: values for env vars the candidate newly requires. Secrets travel as references
+ * `{name, target}` to the secrets store, never as values (spec rule 1).
+ */
+export const UpgradeOptions = Type.Object(
+  {
+    env: Type.Optional(WorkloadRequest.properties.env_vars),
+    secrets: Type.Optional(Type.Array(SecretRef)),
+  },
+  { additionalProperties: false },
+);
+export type UpgradeOptions = Static<typeof UpgradeOptions>;

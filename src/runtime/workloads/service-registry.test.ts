@@ -50,9 +50,8 @@ describe('workloads created from the catalog (fake catalog, real npm against a f
     });
     expect(config.command?.args.slice(1)).toEqual(['--units', 'metric']);
     expect(registryEntryOf(config)?.version).toBe('1.0.0');
-    // details are the body as given, so an edit sends back the reference and not a pinned image
-    expect(await harness.workloads.get('weather')).toMatchObject({ registry: 'default', server: 'weather', env_vars: { ACCOUNT: 'acme' } });
-    expect((await harness.workloads.get('weather')).image).toBeUndefined();
+    // details are the body as given, with the image the entry resolved to beside the reference
+    expect(await harness.workloads.get('weather')).toMatchObject({ registry: 'default', server: 'weather', image: image('1.0.0'), env_vars: { ACCOUNT: 'acme' } });
     const saved = await readFile(join(harness.paths.state, 'runconfigs', 'weather.json'), 'utf8');
     expect(saved).not.toContain('sk-catalog-secret');
     expect(harness.supervisor.starts).toEqual(['weather']);
@@ -80,6 +79,10 @@ describe('workloads created from the catalog (fake catalog, real npm against a f
     const { port } = await harness.workloads.create({ registry: 'default', server: 'weather', env_vars: { ACCOUNT: 'acme' } });
     harness.catalog.servers.set('weather', containerEntry('weather', image('1.1.0'), { env_vars: [declared('NEW_REQUIRED', { required: true })] }));
     const details = await harness.workloads.get('weather');
+    // the image in the details goes back as an echo; another image with the reference is refused
+    await expect(harness.workloads.update('weather', { ...details, image: image('1.1.0') })).rejects.toThrow(
+      `image ${image('1.1.0')} is not what the catalog entry weather runs (${image('1.0.0')})`,
+    );
     expect(await harness.workloads.update('weather', { ...details, env_vars: { ACCOUNT: 'other' } })).toEqual({ name: 'weather', port });
     const edited = await harness.workloads.exportConfig('weather');
     expect(edited).toMatchObject({ image: image('1.0.0'), registry_server_name: 'weather', env_vars: { ACCOUNT: 'other', REGION: 'eu' } });

@@ -1,4 +1,5 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
@@ -7,14 +8,16 @@ import type { PackageRuntimes } from '../packages/types.js';
 import type { RuntimePaths } from '../paths.js';
 import type { RegistryLookup } from '../registry/types.js';
 import type { SecretReader } from '../secrets/environment.js';
-import { readLastLines } from '../state/files.js';
+import { BrokenStateFileError, readLastLines } from '../state/files.js';
 import { DEFAULT_GROUP, type GroupStore } from './groups.js';
+import { createWorkloadLifecycle, type Accepted } from './lifecycle.js';
 import { createPortAllocator, type PortAllocator } from './ports.js';
-import { applyEntry, entryWorkloadName, findEntry, registryEntryOf, type RegistryEntry, type RegistryOrigin } from './registry-source.js';
+import { applyEntry, entryWorkloadName, findEntry, registryEntryOf, type RegistryOrigin } from './registry-source.js';
 import {
   baseName,
   buildRunConfig,
   candidateName,
+  checkName,
   checkSchema,
   missingSecrets,
   registryReferenceOf,
@@ -22,24 +25,16 @@ import {
   validateRequest,
   type WorkloadSource,
 } from './run-config.js';
-import type { CreatedWorkload, RunConfig, ServerCommand, StatusRecord, WorkloadRequest, WorkloadStatus, WorkloadSummary } from './schemas.js';
-import { isActive, observeStatus, summaryOf } from './status-view.js';
+import type { CreatedWorkload, RegistryEntry, WorkloadDetails, RunConfig, ServerCommand, WorkloadRequest, WorkloadStatus, WorkloadSummary } from './schemas.js';
+import { brokenSummary, isActive, observeStatus, summaryOf, type ObservedStatus } from './status-view.js';
 import type { LogKind, WorkloadStore } from './store.js';
 import type { SupervisorControl } from './supervision.js';
-
-/** Work accepted now and finished later (the API answers 202; the CLI waits for `done`). */
-export interface Accepted {
-  done: Promise<void>;
-}
 
 export interface WorkloadListQuery {
   /** Include workloads that are not running. */
   all?: boolean;
   group?: string;
 }
-
-/** Workload details: the create body as saved, with the name and group filled in. */
-export type WorkloadDetails = WorkloadRequest & { name: string; group: string };
 
 export interface UpdateOptions {
   /**
@@ -71,20 +66,6 @@ export interface WorkloadService {
   namesInGroup: (group: string) => Promise<string[]>;
 }
 
-export interface Group {
-  name: string;
-  registered_clients: string[];
-}
-
-export interface GroupService {
-  list: () => Promise<Group[]>;
-  get: (name: string) => Promise<Group>;
-  /** ConflictError when it exists. */
-  create: (name: string) => Promise<Group>;
-  /** Moves the group's workloads to `default`, or deletes them with `withWorkloads`; `default` is refused. */
-  remove: (name: string, options: { withWorkloads: boolean }) => Promise<void>;
-}
-
 export interface WorkloadServiceOptions {
   store: WorkloadStore;
   groups: GroupStore;
@@ -97,6 +78,8 @@ export interface WorkloadServiceOptions {
   ports?: PortAllocator;
   /** The configured registry; without it a `{registry, server}` body is a 400. */
   registry?: RegistryLookup;
+  /** The IP addresses of this machine's interfaces, which a workload's proxy may bind (os.networkInterfaces by default). */
+  localAddresses?: () => string[];
 }
 
 const LOG_LINES = 1000;
@@ -104,30 +87,48 @@ const NAME_ATTEMPTS = 100;
 /** Names that the API's own routes take under /workloads/. */
 const RESERVED_NAMES = new Set(['upgrade-check']);
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
 /**
- * The workload rules shared by the API and the CLI. Writes to one workload happen under its store
- * lock; the supervisor is never called with that lock held, since starting and stopping wait on a process.
+ * The workload rules shared by the API and the CLI. Every operation on one workload takes its turn
+ * (lifecycle.ts), and writes to its files happen under its store lock, shared with other processes.
  */
 export function createWorkloadService(options: WorkloadServiceOptions): WorkloadService {
   const { store, groups, supervisor, packages, secrets, paths, clock, logger, registry } = options;
   const ports = options.ports ?? createPortAllocator();
+  const localAddresses = options.localAddresses ?? interfaceAddresses;
+  const lifecycle = createWorkloadLifecycle({ store, supervisor, paths, clock, logger });
+  const { writeStatus, start } = lifecycle;
   const workdir = (name: string): string => join(paths.data, 'workdirs', name);
   const now = (): string => clock.now().toISOString();
+  const notFound = (name: string) => new NotFoundError(`workload ${name} not found`);
 
   const configOf = async (name: string): Promise<RunConfig> => {
+    checkName(name, 'workload');
     const config = await store.readConfig(name);
-    if (config === undefined) throw new NotFoundError(`workload ${name} not found`);
+    if (config === undefined) throw notFound(name);
     return config;
   };
 
-  const observe = async (name: string) => observeStatus(await store.readStatus(name), supervisor, clock);
+  const observe = async (name: string): Promise<ObservedStatus> => {
+    try {
+      return await observeStatus(await store.readStatus(name), supervisor, clock);
+    } catch (error) {
+      if (error instanceof BrokenStateFileError) return { status: 'error', status_context: error.message, started_at: '' };
+      throw error;
+    }
+  };
 
   const installAndResolve = async (image: string, request: WorkloadRequest) => {
     const runtime = packages.forImage(image);
-    await runtime.prepare(image, request.runtime_config);
-    return runtime.resolve(image, request.runtime_config);
+    const output = await runtime.prepare(image, request.runtime_config);
+    return { ...(await runtime.resolve(image, request.runtime_config)), output };
+  };
+
+  /** What the installer printed goes to the supervisor and proxy log (`logs --proxy`), never to the caller's terminal. */
+  const logInstall = async (name: string, source: WorkloadSource, output: string | undefined): Promise<void> => {
+    const lines = (output ?? '').split(/\r?\n/).filter((line) => line.trim() !== '');
+    if (source.kind !== 'package' || lines.length === 0) return;
+    const at = now();
+    await store.appendLog(name, 'proxy', lines.map((line) => `${at} install ${source.image}: ${line}\n`).join(''));
   };
 
   /** The entry a registry body resolves against: the given one, the one the workload was made from, or the catalog's newest. */
@@ -150,34 +151,35 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
   };
 
   /** A registry body made concrete with its entry's defaults; any other body as it is. */
-  const concrete = async (request: WorkloadRequest, saved: RunConfig | undefined, given: RegistryEntry | undefined) => {
-    checkSchema(request);
+  const concrete = async (body: WorkloadRequest, saved: RunConfig | undefined, given: RegistryEntry | undefined) => {
+    checkSchema(body);
+    const request = withoutResolvedEcho(body, saved);
     const reference = registryReferenceOf(request);
     if (reference === undefined) return { request, origin: undefined };
     const origin = await registryOrigin(reference, saved, given);
-    return { request: await applyEntry(request, origin.entry, secrets), origin };
+    return { request: await applyEntry(request, origin.entry, secrets), body: request, origin };
   };
 
   /**
    * Checks that need no lock: the body (a registry body's required env vars included), the secrets
    * it references, its group; then installs the package.
    */
-  const prepare = async (body: WorkloadRequest, saved: RunConfig | undefined, given?: RegistryEntry) => {
-    const { request, origin } = await concrete(body, saved, given);
-    const source = validateRequest(request, saved?.request);
+  const prepare = async (given: WorkloadRequest, saved: RunConfig | undefined, entry?: RegistryEntry) => {
+    const { request, body, origin } = await concrete(given, saved, entry);
+    const source = validateRequest(request, saved?.request, localAddresses());
     const missing = await missingSecrets(request, secrets);
     if (missing.length > 0) throw new InvalidInputError(`secrets not found: ${missing.join(', ')}`);
     const group = request.group ?? saved?.group ?? DEFAULT_GROUP;
     if (!(await groups.exists(group))) throw new InvalidInputError(`group ${group} does not exist`);
     const resolved = source.kind === 'package' ? await installAndResolve(source.image, request) : undefined;
-    return { request, origin, source, group, resolved };
+    return { request, body: body ?? request, origin, source, group, resolved };
   };
 
   /** Ports held by the other workloads' configurations, whether they run or not. */
   const takenPorts = async (except: string): Promise<Map<number, string>> => {
     const taken = new Map<number, string>();
-    for (const config of await store.listConfigs()) {
-      if (config.name === except) continue;
+    for (const { config } of await store.listConfigs()) {
+      if (config === undefined || config.name === except) continue;
       taken.set(config.port, config.name);
       if (config.target_port > 0) taken.set(config.target_port, config.name);
     }
@@ -205,128 +207,57 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     return command;
   };
 
-  const writeStatus = async (name: string, change: Partial<StatusRecord> & Pick<StatusRecord, 'status' | 'status_context'>, before?: StatusRecord) => {
-    const base: StatusRecord = before ?? { status: 'stopped', status_context: '', started_at: '', restarts: 0, updated_at: '' };
-    await store.writeStatus(name, { ...base, ...change, updated_at: now() });
-  };
-
-  /** Starts the supervisor; a failure leaves the workload in place with status `error` and the reason. */
-  const start = async (name: string): Promise<void> => {
-    try {
-      await supervisor.start(name);
-    } catch (error) {
-      logger.warn({ workload: name, reason: messageOf(error) }, 'workload failed to start');
-      await store.withLock(name, async () => {
-        const record = await store.readStatus(name);
-        // The supervisor's own error context is more precise than the launcher's.
-        if (record?.status !== 'error') await writeStatus(name, { status: 'error', status_context: messageOf(error) }, record);
-      });
-    }
-  };
-
-  /** Records `status` at once and returns the record naming the processes to stop. */
-  const mark = (name: string, status: 'stopping' | 'removing', context = '') =>
-    store.withLock(name, async () => {
-      const record = await store.readStatus(name);
-      await writeStatus(name, { status, status_context: context }, record);
-      return record;
-    });
-
-  const finishStop = async (name: string, record: StatusRecord | undefined): Promise<void> => {
-    await supervisor.stop(name, record);
-    await store.withLock(name, async () => {
-      const current = await store.readStatus(name);
-      if (current === undefined || current.status === 'stopping') {
-        await writeStatus(name, { status: 'stopped', status_context: '', supervisor: undefined, server: undefined }, current);
-      }
-    });
-  };
-
-  const finishRemove = async (name: string, record: StatusRecord | undefined): Promise<void> => {
-    await supervisor.stop(name, record);
-    await store.withLock(name, async () => {
-      await store.remove(name);
-      await rm(workdir(name), { recursive: true, force: true });
-    });
-  };
-
-  /**
-   * Unknown names fail before anything happens; then each status is written at once and the slow
-   * part runs in `done`, which never rejects: a failure is logged and recorded as the workload's error.
-   */
-  const bulk = async (
-    names: readonly string[],
-    status: 'stopping' | 'removing',
-    context: string,
-    finish: (name: string, record: StatusRecord | undefined) => Promise<void>,
-  ): Promise<Accepted> => {
-    const unique = [...new Set(names)];
-    const unknown: string[] = [];
-    for (const name of unique) if ((await store.readConfig(name)) === undefined) unknown.push(name);
-    if (unknown.length > 0) throw new NotFoundError(`workloads not found: ${unknown.join(', ')}`);
-    const records = await Promise.all(unique.map((name) => mark(name, status, context)));
-    const done = Promise.all(
-      unique.map(async (name, index) => {
-        try {
-          await finish(name, records[index]);
-        } catch (error) {
-          logger.warn({ workload: name, reason: messageOf(error) }, `workload ${status} failed`);
-          await store.withLock(name, async () => {
-            await writeStatus(name, { status: 'error', status_context: messageOf(error) }, await store.readStatus(name));
-          });
-        }
-      }),
-    ).then(() => undefined);
-    return { done };
-  };
-
-  const restartOne = async (name: string, record: StatusRecord | undefined): Promise<void> => {
-    await finishStop(name, record);
-    await start(name);
-  };
-
   const create = async (body: WorkloadRequest): Promise<CreatedWorkload> => {
     if (body.name !== undefined && RESERVED_NAMES.has(body.name)) {
       throw new InvalidInputError(`"${body.name}" cannot name a workload: /api/v1beta/workloads/${body.name} is another route`);
     }
-    const { request, origin, source, group, resolved } = await prepare(body, undefined);
+    const { request, body: saved, origin, source, group, resolved } = await prepare(body, undefined);
     const base = request.name ?? (origin === undefined ? baseName(source) : entryWorkloadName(origin.entry));
     for (let attempt = 1; attempt <= NAME_ATTEMPTS; attempt++) {
       const name = request.name ?? candidateName(base, attempt);
       if (RESERVED_NAMES.has(name)) continue;
-      const created = await store.withLock(name, async () => {
-        if ((await store.readConfig(name)) !== undefined) {
-          if (request.name !== undefined) throw new ConflictError(`workload ${name} already exists`);
-          return undefined;
-        }
-        const { port, targetPort } = await portsFor(name, request, source, undefined);
-        const command = await serverCommand(name, resolved, request);
-        await store.writeConfig(buildRunConfig({ request, body, registry: origin, source, name, group, port, targetPort, command, createdAt: now() }));
-        await writeStatus(name, { status: 'starting', status_context: '' });
-        return { name, port };
+      // behind a delete of the same name, so a name can be reused as soon as its deletion is done
+      const created = await lifecycle.inTurn(name, async () => {
+        const written = await store.withLock(name, async () => {
+          if (await store.exists(name)) {
+            if (request.name !== undefined) throw new ConflictError(`workload ${name} already exists`);
+            return undefined;
+          }
+          const { port, targetPort } = await portsFor(name, request, source, undefined);
+          const command = await serverCommand(name, resolved, request);
+          await store.writeConfig(buildRunConfig({ request, body: saved, registry: origin, source, name, group, port, targetPort, command, createdAt: now() }));
+          await writeStatus(name, { status: 'starting', status_context: '' });
+          await logInstall(name, source, resolved?.output);
+          return { name, port };
+        });
+        if (written !== undefined) await start(name);
+        return written;
       });
-      if (created === undefined) continue;
-      await start(name);
-      return created;
+      if (created !== undefined) return created;
     }
     throw new ConflictError(`no free workload name after ${base}-${String(NAME_ATTEMPTS)}; choose a name`);
   };
 
-  const update = async (name: string, body: WorkloadRequest, updateOptions: UpdateOptions = {}): Promise<CreatedWorkload> => {
+  const update = async (name: string, given: WorkloadRequest, updateOptions: UpdateOptions = {}): Promise<CreatedWorkload> => {
+    if (lifecycle.isDeleting(name)) throw notFound(name);
     const saved = await configOf(name);
-    if (body.name !== undefined && body.name !== name) throw new InvalidInputError('a workload cannot be renamed; create a new one');
-    const { request, origin, source, group, resolved } = await prepare(body, saved, updateOptions.entry);
-    const wasActive = isActive((await observe(name)).status);
-    const port = await store.withLock(name, async () => {
-      const current = await configOf(name);
-      const chosen = await portsFor(name, request, source, current);
-      const command = await serverCommand(name, resolved, request);
-      const config = buildRunConfig({ request, body, registry: origin, source, name, group, ...chosen, command, createdAt: current.created_at });
-      await store.writeConfig(config);
-      return config.port;
+    if (given.name !== undefined && given.name !== name) throw new InvalidInputError('a workload cannot be renamed; create a new one');
+    const { request, body, origin, source, group, resolved } = await prepare(given, saved, updateOptions.entry);
+    return lifecycle.inTurn(name, async () => {
+      if (await lifecycle.beingDeleted(name)) throw notFound(name);
+      const wasActive = isActive((await observe(name)).status);
+      const port = await store.withLock(name, async () => {
+        const current = await configOf(name);
+        const chosen = await portsFor(name, request, source, current);
+        const command = await serverCommand(name, resolved, request);
+        const config = buildRunConfig({ request, body, registry: origin, source, name, group, ...chosen, command, createdAt: current.created_at });
+        await store.writeConfig(config);
+        await logInstall(name, source, resolved?.output);
+        return config.port;
+      });
+      if (wasActive) await lifecycle.restartNow(name, 'restarting with the new configuration');
+      return { name, port };
     });
-    if (wasActive) await restartOne(name, await mark(name, 'stopping', 'restarting with the new configuration'));
-    return { name, port };
   };
 
   return {
@@ -334,14 +265,17 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     update,
     list: async ({ all = false, group }) => {
       if (group !== undefined && !(await groups.exists(group))) throw new NotFoundError(`group ${group} not found`);
-      const configs = (await store.listConfigs()).filter((config) => group === undefined || config.group === group);
-      const summaries = await Promise.all(configs.map(async (config) => summaryOf(config, await observe(config.name))));
+      const stored = (await store.listConfigs()).filter((entry) => group === undefined || entry.config?.group === group);
+      const summaries = await Promise.all(
+        stored.map(async (entry) => (entry.config === undefined ? brokenSummary(entry.name, entry.broken.message) : summaryOf(entry.config, await observe(entry.name)))),
+      );
       return all ? summaries : summaries.filter((summary) => summary.status === 'running');
     },
     get: async (name) => {
       const config = await configOf(name);
       return {
         ...config.request,
+        ...resolvedSource(config),
         name,
         group: config.group,
         transport: config.transport,
@@ -352,20 +286,51 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     },
     exportConfig: configOf,
     status: async (name) => {
-      await configOf(name);
+      try {
+        await configOf(name);
+      } catch (error) {
+        if (error instanceof BrokenStateFileError) return { status: 'error', status_context: error.message };
+        throw error;
+      }
       const { status, status_context } = await observe(name);
       return { status, status_context };
     },
     logs: async (name, kind) => {
-      await configOf(name);
+      checkName(name, 'workload');
+      if (!(await store.exists(name))) throw notFound(name);
       return readLastLines(store.logPath(name, kind), LOG_LINES);
     },
-    stop: (names) => bulk(names, 'stopping', '', finishStop),
-    restart: (names) => bulk(names, 'stopping', 'restarting', restartOne),
-    remove: (names) => bulk(names, 'removing', '', finishRemove),
+    stop: (names) => lifecycle.bulk(names, 'stop'),
+    restart: (names) => lifecycle.bulk(names, 'restart'),
+    remove: (names) => lifecycle.bulk(names, 'remove'),
     namesInGroup: async (group) => {
       if (!(await groups.exists(group))) throw new NotFoundError(`group ${group} not found`);
-      return (await store.listConfigs()).filter((config) => config.group === group).map((config) => config.name);
+      return (await store.listConfigs()).filter((entry) => entry.config?.group === group).map((entry) => entry.name);
     },
   };
+}
+
+function interfaceAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((addresses) => (addresses ?? []).map((address) => address.address));
+}
+
+/** What a registry-sourced workload runs, shown in its details beside `registry` and `server`. */
+function resolvedSource(config: RunConfig): Pick<WorkloadRequest, 'image' | 'url'> {
+  if (config.request.registry === undefined) return {};
+  return config.image !== '' ? { image: config.image } : { url: config.remote_url };
+}
+
+/**
+ * Details show the image (or url) a catalog entry resolved to beside `registry` and `server`; sent
+ * back unchanged on edit it is an echo, not a second source. A changed one is refused.
+ */
+function withoutResolvedEcho(body: WorkloadRequest, saved: RunConfig | undefined): WorkloadRequest {
+  if (saved === undefined || (body.registry === undefined && body.server === undefined)) return body;
+  if (body.image === undefined && body.url === undefined) return body;
+  const { image, url, ...rest } = body;
+  if ((image ?? saved.image) === saved.image && (url ?? saved.remote_url) === saved.remote_url) return rest;
+  const runs = saved.image !== '' ? saved.image : saved.remote_url;
+  throw new InvalidInputError(
+    `${image !== undefined ? `image ${image}` : `url ${url ?? ''}`} is not what the catalog entry ${body.server ?? ''} runs (${runs}): send it unchanged, or leave out registry and server to run something else`,
+  );
 }

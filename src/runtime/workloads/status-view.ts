@@ -71,3 +71,23 @@ export function summaryOf(config: RunConfig, observed: ObservedStatus): Workload
     remote: config.remote_url !== '',
   };
 }
+
+/** A workload whose run configuration cannot be used: listed with the reason, so it never hides the others. */
+export function brokenSummary(name: string, problem: string): WorkloadSummary {
+  return {
+    name,
+    package: '',
+    url: '',
+    port: 0,
+    transport_type: '',
+    proxy_mode: '',
+    status: 'error',
+    status_context: problem,
+    created_at: '',
+    started_at: '',
+    labels: {},
+    group: '',
+    tools: [],
+    remote: false,
+  };
+}

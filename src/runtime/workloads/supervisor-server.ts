@@ -117,7 +117,7 @@ export function localHttpDriver(options: LocalHttpDriverOptions): ServerDriver {
     // No shell: arguments reach the server exactly as configured.
     const proc = spawn(command.command, command.args ?? [], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      ...(command.env === undefined ? {} : { env: command.env }),
+      env: command.env,
       ...(command.cwd === undefined ? {} : { cwd: command.cwd }),
     });
     proc.stdout.setEncoding('utf8').on('data', options.onOutput);

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runtimePaths } from '../paths.js';
 import { RUN_CONFIG_SCHEMA_VERSION, type RunConfig } from './schemas.js';
@@ -12,6 +13,12 @@ export { freePort } from '../../core/net/free-port.js';
 
 const require = createRequire(import.meta.url);
 export const everythingEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+
+/**
+ * Run from the sources, the launcher starts `supervisor-main.ts`: node loads it with tsx when the
+ * supervisor's environment carries this (and so does any node process a test starts from sources).
+ */
+export const SOURCES_NODE_OPTIONS = `--import=${pathToFileURL(require.resolve('tsx')).href}`;
 
 export interface TempRuntime {
   /** This process's environment with XDG directories under a temporary directory. */
@@ -24,6 +31,7 @@ export async function tempRuntime(): Promise<TempRuntime> {
   const root = await mkdtemp(join(tmpdir(), 'toolyard-supervisor-'));
   const env = {
     ...process.env,
+    NODE_OPTIONS: SOURCES_NODE_OPTIONS,
     XDG_STATE_HOME: join(root, 'state'),
     XDG_DATA_HOME: join(root, 'data'),
     XDG_CACHE_HOME: join(root, 'cache'),

@@ -3,6 +3,7 @@ import { formatDuration } from '../../core/config/duration.js';
 import type { WorkloadProxy, WorkloadProxyOptions } from '../proxy/types.js';
 import { createWorkloadProxy } from '../proxy/workload-proxy.js';
 import type { SecretReader } from '../secrets/environment.js';
+import { BrokenStateFileError } from '../state/files.js';
 import { createProcessIdentities, type ProcessIdentities } from './process-identity.js';
 import { createRestartBackoff, DEFAULT_BACKOFF, type BackoffOptions } from './supervisor-backoff.js';
 import { proxyPolicy, resolveTarget, type SupervisedTarget } from './supervisor-env.js';
@@ -99,7 +100,13 @@ export async function runSupervisor(options: SupervisorOptions): Promise<number>
       await status.flush();
       return 1;
     };
-    const config = await store.readConfig(name);
+    let config: RunConfig | undefined;
+    try {
+      config = await store.readConfig(name);
+    } catch (error) {
+      if (error instanceof BrokenStateFileError) return await fail(error.message);
+      throw error;
+    }
     if (config === undefined) return await fail(`workload ${name} has no run configuration`);
     let target: SupervisedTarget;
     try {

@@ -1,40 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../core/http/app.js';
 import { ErrorSchema } from '../../core/http/schemas.js';
-import { EnvVarDeclarationSchema } from './registry-source.js';
 import { API_PREFIX, NameParam } from './routes.js';
-import { UPGRADE_STATUSES, UpgradeOptions, type UpgradeService } from './upgrades.js';
-
-const Permissions = Type.Record(Type.String(), Type.Unknown(), { description: "a catalog entry's permissions" });
-
-export const UpgradeCheckResultSchema = Type.Object(
-  {
-    workload_name: Type.String(),
-    registry_server: Type.String({ description: 'the catalog entry the workload was made from; empty when it was not' }),
-    current_image: Type.String({ description: 'what runs (a remote server: its url); for status upgraded, what ran before' }),
-    candidate_image: Type.String({ description: "the catalog's newest entry; empty when there is none; for status upgraded, what runs now" }),
-    status: Type.Union(UPGRADE_STATUSES.map((status) => Type.Literal(status))),
-    reason: Type.String(),
-    env_var_drift: Type.Object(
-      { added: Type.Array(EnvVarDeclarationSchema), removed: Type.Array(EnvVarDeclarationSchema) },
-      { description: "the candidate's env var declarations against those of the entry the workload was made from" },
-    ),
-    config_drift: Type.Object(
-      {
-        transport: Type.Optional(Type.Object({ from: Type.String(), to: Type.String() })),
-        permission_profile: Type.Optional(Type.Object({ from: Permissions, to: Permissions })),
-      },
-      { description: 'only the settings that the upgrade changes' },
-    ),
-  },
-  { description: 'An offline comparison of the workload with the newest catalog entry of its server' },
-);
+import { Name, UpgradeCheckResult, UpgradeOptions } from './schemas.js';
+import type { UpgradeService } from './upgrades.js';
 
 const CheckAllQuery = Type.Object({
   all: Type.Optional(Type.Boolean({ default: false, description: 'include workloads that are not running' })),
-  group: Type.Optional(Type.String({ description: 'only the workloads of this group' })),
+  group: Type.Optional(Type.String({ ...Name, description: 'only the workloads of this group' })),
 });
-const Result = Type.Object({ result: UpgradeCheckResultSchema });
+const Result = Type.Object({ result: UpgradeCheckResult });
 const tags = ['workloads'];
 
 export interface UpgradeRouteDeps {
@@ -51,7 +26,7 @@ export function registerUpgradeRoutes(app: HttpApp, deps: UpgradeRouteDeps): voi
         tags,
         summary: 'Check workloads for upgrades (only running ones unless all=true)',
         querystring: CheckAllQuery,
-        response: { 200: Type.Object({ results: Type.Array(UpgradeCheckResultSchema) }), 400: ErrorSchema, 404: ErrorSchema },
+        response: { 200: Type.Object({ results: Type.Array(UpgradeCheckResult) }), 400: ErrorSchema, 404: ErrorSchema },
       },
     },
     async (request) => ({

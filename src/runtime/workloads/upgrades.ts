@@ -1,14 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
-import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import semver from 'semver';
 import { DomainError, InvalidInputError, NotFoundError, UnavailableError } from '../../core/errors.js';
 import type { PackageRuntimes } from '../packages/types.js';
 import { parseProtocolImage } from '../packages/schemes.js';
-import type { EnvVarDeclaration, RegistryLookup } from '../registry/types.js';
+import type { EnvVarDeclaration } from '../registry/schemas.js';
+import type { RegistryLookup } from '../registry/types.js';
 import type { SecretReader } from '../secrets/environment.js';
-import { DEFAULT_REGISTRY, applyEntry, entryOf, registryEntryOf, type RegistryEntry } from './registry-source.js';
-import { SecretRef, WorkloadRequest, type RunConfig } from './schemas.js';
+import { DEFAULT_REGISTRY, applyEntry, entryOf, registryEntryOf } from './registry-source.js';
+import { UpgradeOptions, type RegistryEntry, type RunConfig, type UpgradeCheckResult, type UpgradeStatus, type WorkloadRequest } from './schemas.js';
 import type { WorkloadListQuery, WorkloadService } from './service.js';
 
 /** The candidate cannot be resolved or prepared; the workload was left as it was. */
@@ -17,40 +17,6 @@ export class UpgradeNotPossibleError extends DomainError {
     super(message, 422);
   }
 }
-
-export const UPGRADE_STATUSES = ['up-to-date', 'upgrade-available', 'not-registry-sourced', 'server-not-found', 'unknown', 'upgraded'] as const;
-export type UpgradeStatus = (typeof UPGRADE_STATUSES)[number];
-
-export interface UpgradeCheckResult {
-  workload_name: string;
-  registry_server: string;
-  /** What runs: the image (or a remote server's url). For `upgraded`, what ran before. */
-  current_image: string;
-  /** The catalog's newest entry; empty when there is none. For `upgraded`, what runs now. */
-  candidate_image: string;
-  status: UpgradeStatus;
-  reason: string;
-  /** Env var declarations of the candidate entry against those of the entry the workload was made from. */
-  env_var_drift: { added: EnvVarDeclaration[]; removed: EnvVarDeclaration[] };
-  /** Only the keys that would change. */
-  config_drift: {
-    transport?: { from: string; to: string };
-    permission_profile?: { from: Record<string, unknown>; to: Record<string, unknown> };
-  };
-}
-
-/**
- * The apply body: values for env vars the candidate newly requires. Secrets travel as references
- * `{name, target}` to the secrets store, never as values (spec rule 1).
- */
-export const UpgradeOptions = Type.Object(
-  {
-    env: Type.Optional(WorkloadRequest.properties.env_vars),
-    secrets: Type.Optional(Type.Array(SecretRef)),
-  },
-  { additionalProperties: false },
-);
-export type UpgradeOptions = Static<typeof UpgradeOptions>;
 
 export interface UpgradeService {
   check: (name: string) => Promise<UpgradeCheckResult>;

@@ -10,21 +10,27 @@ interface Table {
   end: number;
 }
 
-const KEY_PART = /^[ \t]*(?:([A-Za-z0-9_-]+)|"((?:[^"\\]|\\.)*)"|'([^']*)')[ \t]*/;
-const HEADER = /^[ \t]*\[(?!\[)(.*?)\][ \t]*(?:#.*)?\r?$/;
-
-function keyPath(source: string): string[] | undefined {
+/**
+ * The key path of a `[table]` header line, read by smol-toml so that quoted keys follow TOML's rules
+ * (every escape of basic strings, literal strings, dotted keys): the line alone is a document whose
+ * only content is that table, nested one level per key.
+ */
+function headerPath(line: string): string[] | undefined {
+  let node: unknown;
+  try {
+    node = parse(line.replace(/\r$/, ''));
+  } catch {
+    return undefined;
+  }
   const path: string[] = [];
-  let rest = source;
   for (;;) {
-    const match = KEY_PART.exec(rest);
-    if (!match) return undefined;
-    const [whole, bare, basic, literal] = match;
-    path.push(bare ?? literal ?? (JSON.parse(`"${basic ?? ''}"`) as string));
-    rest = rest.slice(whole.length);
-    if (rest === '') return path;
-    if (!rest.startsWith('.')) return undefined;
-    rest = rest.slice(1);
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return undefined;
+    const keys = Object.keys(node);
+    if (keys.length === 0) return path;
+    const [key] = keys;
+    if (keys.length > 1 || key === undefined) return undefined;
+    path.push(key);
+    node = (node as Record<string, unknown>)[key];
   }
 }
 
@@ -41,8 +47,7 @@ function tables(text: string): Table[] {
     if (multiline === undefined && /^[ \t]*\[/.test(line)) {
       const previous = found.at(-1);
       if (previous) previous.end = Math.max(previous.start, lastContentEnd);
-      const header = HEADER.exec(line);
-      found.push({ path: header?.[1] === undefined ? undefined : keyPath(header[1]), start: offset, end: lineEnd });
+      found.push({ path: /^[ \t]*\[\[/.test(line) ? undefined : headerPath(line), start: offset, end: lineEnd });
       lastContentEnd = lineEnd;
     } else if (multiline !== undefined || isContent(line)) {
       lastContentEnd = lineEnd;
