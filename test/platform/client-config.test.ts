@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/config/load.js';
-import { testDatabaseTargets } from '../../src/core/db/testing.js';
+import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { verifyEnvelope, type Envelope } from '../../src/core/signing/envelope.js';
 import { runCli } from '../helpers/cli.js';
 import { manualClock } from '../helpers/clock.js';

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../src/core/clock.js';
-import type { TestDatabaseTarget } from '../../src/core/db/testing.js';
+import type { TestDatabaseTarget } from '../../src/core/db/database-testing.js';
 import type { Ids } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildPlatformApp, type PlatformApp } from '../../src/platform/app.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../../src/core/db/testing.js';
+import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { PLATFORM_API_VERSION } from '../../src/platform/app.js';
 import type { OidcProvider } from '../helpers/oidc-provider.js';
 import { createTestPlatform, oauthWith, startTestProvider, type TestPlatform } from './helpers.js';
