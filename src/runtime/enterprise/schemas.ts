@@ -63,6 +63,7 @@ export const EnterpriseStatusSchema = Type.Object({
   envelope: Type.Union([
     Type.Null(),
     Type.Object({
+      kid: Type.String({ description: 'the key that signed it' }),
       etag: Type.String(),
       issued_at: Type.String(),
       not_after: Type.String(),

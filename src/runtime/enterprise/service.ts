@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
 import { parseDuration } from '../../core/config/duration.js';
 import { NotFoundError } from '../../core/errors.js';
+import { readDetachedHeader } from '../../core/signing/detached-jws.js';
 import { verifyEnvelope, type Directive, type Envelope, type JwksSource } from '../../core/signing/envelope.js';
 import { createJwksSource } from '../../core/signing/jwks-source.js';
 import type { RuntimePaths } from '../paths.js';
@@ -101,7 +102,7 @@ export function createEnterpriseService(options: EnterpriseServiceOptions): Ente
       policy: held?.degraded_mode.policy ?? '',
       blocks_new_workloads: verdict.blocksNew,
       envelope: held
-        ? { etag: held.etag, issued_at: held.issued_at, not_after: held.not_after, refresh_interval: held.refresh_interval, grace_period: held.degraded_mode.grace_period, directives: held.config }
+        ? { kid: readDetachedHeader(held.signature)?.kid ?? '', etag: held.etag, issued_at: held.issued_at, not_after: held.not_after, refresh_interval: held.refresh_interval, grace_period: held.degraded_mode.grace_period, directives: held.config }
         : null,
       last_refresh: refresh ?? null,
     };
