@@ -13,6 +13,7 @@ describe('the enterprise configuration, through the runtime API, from a real pla
   let front: PlatformFront;
   let registry: { url: string; close: () => Promise<void> };
   let runtime: TestRuntime;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- callers name the body type they expect
   const call = async <T = Record<string, unknown>>(method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, payload?: object) => {
     const response = await runtime.app.http.inject({ method, url: `${API}${url}`, ...(payload !== undefined && { payload }) });
     return { status: response.statusCode, body: (response.body === '' ? undefined : JSON.parse(response.body)) as T };

@@ -70,7 +70,7 @@ export function createPlatformClient(options: PlatformClientOptions) {
     if (response.status === 404) return undefined;
     if (!response.ok) throw new BadGatewayError(`${url} answered ${String(response.status)}`);
     try {
-      const body = (await response.json()) as unknown;
+      const body: unknown = await response.json();
       return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
     } catch {
       throw new BadGatewayError(`${url} did not answer JSON`);
