@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnterpriseStatus } from '../../src/runtime/enterprise/schemas.js';
+import { freePort } from '../helpers/cli.js';
 import { manualClock } from '../helpers/clock.js';
 import { signingKeys, startEnterpriseRegistry, startPlatformFront, type PlatformFront, type SigningKey } from './enterprise-platform.js';
 import { testRuntime, type TestRuntime } from './fixtures.js';
@@ -57,8 +58,12 @@ describe('the enterprise configuration, through the runtime API, from a real pla
     expect((await call('PUT', '/enterprise', { url: front.url, colour: 'red' })).status).toBe(400);
     expect((await call('PUT', '/enterprise', { url: front.url, token_file: 'relative/token' })).body).toEqual({ error: 'token_file must be an absolute path, not "relative/token"' });
     const noDiscovery = await call<{ error: string }>('PUT', '/enterprise', { url: registry.url });
-    expect(noDiscovery.status).toBe(502);
-    expect(noDiscovery.body.error).toContain('give the configuration URL');
+    expect(noDiscovery.status).toBe(400);
+    expect(noDiscovery.body.error).toMatch(/^url: cannot use .*give the configuration URL/);
+    const closed = `http://127.0.0.1:${String(await freePort())}`;
+    const unreachable = await call<{ error: string }>('PUT', '/enterprise', { url: closed });
+    expect(unreachable.status).toBe(400);
+    expect(unreachable.body.error).toBe(`url: cannot use ${closed}: the platform at ${closed.slice('http://'.length)} cannot be reached (ECONNREFUSED)`);
     expect((await status()).configured).toBe(false);
   });
 
@@ -196,8 +201,8 @@ describe('an envelope that has expired', () => {
     const runtime = await testRuntime({ supervisor: 'fake', clock: manualClock(new Date('2026-11-09T00:00:00.000Z')) });
     try {
       const set = await runtime.app.http.inject({ method: 'PUT', url: `${API}/enterprise`, payload: { url: front.url } });
-      expect(set.statusCode).toBe(502);
-      expect(set.json<{ error: string }>().error).toBe("the platform's envelope expired at 2026-11-08T00:00:00.000Z and was not applied");
+      expect(set.statusCode).toBe(400);
+      expect(set.json<{ error: string }>().error).toBe(`url: cannot use ${front.url}: the platform's envelope expired at 2026-11-08T00:00:00.000Z and was not applied`);
       expect((await runtime.app.http.inject({ method: 'GET', url: `${API}/enterprise` })).json()).toMatchObject({ configured: false });
     } finally {
       await runtime.close();

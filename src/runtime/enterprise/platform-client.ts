@@ -58,8 +58,9 @@ export function createPlatformClient(options: PlatformClientOptions) {
     try {
       response = await options.fetch(url, { headers, signal: AbortSignal.timeout(options.timeoutMs) });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-      throw new UnreachableError(`the platform at ${new URL(url).host} cannot be reached (${cause})`);
+      const { cause } = error as { cause?: { code?: string; message?: string } };
+      const reason = cause?.code ?? cause?.message ?? (error as Error).name;
+      throw new UnreachableError(`the platform at ${new URL(url).host} cannot be reached (${reason})`);
     }
     if (response.status >= 500) throw new UnreachableError(`${url} answered ${String(response.status)}`);
     return response;

@@ -19,9 +19,9 @@ export function registerEnterpriseRoutes(app: HttpApp, deps: { enterprise: Enter
     {
       schema: {
         tags,
-        summary: 'Use the enterprise configuration of a platform: discovered from its base URL, or its configuration URL; kept only once a valid envelope arrived',
+        summary: 'Use the enterprise configuration of a platform: discovered from its base URL, or its configuration URL; kept only once a valid envelope arrived (else 400 saying why)',
         body: EnterpriseSetSchema,
-        response: { 200: EnterpriseStatusSchema, 400: ErrorSchema, 502: ErrorSchema, 504: ErrorSchema },
+        response: { 200: EnterpriseStatusSchema, 400: ErrorSchema },
       },
     },
     (request) => enterprise.set(request.body),

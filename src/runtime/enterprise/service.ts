@@ -2,7 +2,7 @@ import type { JWK } from 'jose';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
 import { parseDuration } from '../../core/config/duration.js';
-import { NotFoundError } from '../../core/errors.js';
+import { DomainError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import { readDetachedHeader } from '../../core/signing/detached-jws.js';
 import { verifyEnvelope, type Directive, type Envelope, type JwksSource } from '../../core/signing/envelope.js';
 import { createJwksSource } from '../../core/signing/jwks-source.js';
@@ -64,7 +64,10 @@ export function createEnterpriseService(options: EnterpriseServiceOptions): Ente
 
   /** Verifies a fetched envelope; only one judged `applied` may be written over the held one. */
   const judge = async (settings: EnterpriseSettings, token: string | undefined, text: string, held: Envelope | undefined): Promise<Pick<RefreshRecord, 'outcome' | 'error'>> => {
-    const verdict = await verifyEnvelope(text, { jwks: jwksFor(settings, token), now: clock.now(), ...(held && { previousIssuedAt: new Date(held.issued_at) }) });
+    const verdict = await verifyEnvelope(text, { jwks: jwksFor(settings, token), now: clock.now(), ...(held && { previousIssuedAt: new Date(held.issued_at) }) }).catch((error: unknown) => {
+      if (error instanceof UnreachableError) throw error;
+      throw new BadGatewayError(`cannot read the public keys at ${settings.jwks_uri}: ${(error as Error).message}`);
+    });
     if (verdict.status === 'invalid') return { outcome: 'refused', error: `the platform's envelope was refused: ${verdict.reason}` };
     if (verdict.status === 'expired') return { outcome: 'expired', error: `the platform's envelope expired at ${verdict.envelope.not_after} and was not applied` };
     return { outcome: 'applied', error: '' };
@@ -115,9 +118,12 @@ export function createEnterpriseService(options: EnterpriseServiceOptions): Ente
     if (!succeeded) logger.warn({ outcome: result.outcome, error: result.error }, 'enterprise configuration not refreshed');
   };
 
-  return {
-    set: async (request) => {
-      const token = await readToken(request.token_file);
+  /**
+   * The platform a URL leads to, with its first valid envelope. Anything short of that is the given
+   * URL's fault as far as this request goes (400 naming `url`), and nothing is kept.
+   */
+  const usable = async (request: EnterpriseSet, token: string | undefined): Promise<{ settings: EnterpriseSettings; text: string }> => {
+    try {
       const endpoints = await client.discover(request.url, token);
       const settings: EnterpriseSettings = { platform_url: request.url, ...endpoints, ...(request.token_file !== undefined && { token_file: request.token_file }) };
       const answer = await client.envelope(settings.config_url, undefined, token);
@@ -126,11 +132,22 @@ export function createEnterpriseService(options: EnterpriseServiceOptions): Ente
       keys.delete(settings.jwks_uri);
       const result = await judge(settings, token, answer.text, undefined);
       if (result.outcome !== 'applied') throw new BadGatewayError(result.error);
+      return { settings, text: answer.text };
+    } catch (error) {
+      if (error instanceof InvalidInputError || !(error instanceof DomainError)) throw error;
+      throw new InvalidInputError(`url: cannot use ${request.url}: ${error.message}`);
+    }
+  };
+
+  return {
+    set: async (request) => {
+      const token = await readToken(request.token_file);
+      const { settings, text } = await usable(request, token);
       await store.exclusive(async () => {
         await store.clear();
-        await store.writeEnvelope(answer.text);
+        await store.writeEnvelope(text);
         await store.writeSettings(settings);
-        await record(result, undefined);
+        await record({ outcome: 'applied', error: '' }, undefined);
       });
       return status();
     },
