@@ -224,3 +224,32 @@ describe('the enterprise routes behind the runtime token', () => {
     }
   });
 });
+
+describe('directives with enforcement default', () => {
+  it('apply until the user sets their own, and refuse nothing', async () => {
+    const clock = manualClock(new Date('2026-11-25T12:00:00.000Z'));
+    const front = await startPlatformFront({ clock, keys: await signingKeys('k1') });
+    const [company, own] = await Promise.all([startEnterpriseRegistry(), startEnterpriseRegistry()]);
+    const runtime = await testRuntime({ supervisor: 'fake', clock });
+    const call = (method: 'GET' | 'PUT' | 'POST', url: string, payload?: object) => runtime.app.http.inject({ method, url: `${API}${url}`, ...(payload !== undefined && { payload }) });
+    const source = async () => (await call('GET', '/registry')).json<{ registries: { source: string }[] }>().registries[0]?.source;
+    try {
+      await front.putDirectives({
+        config: {
+          registry: { enforcement: 'default', value: { api_url: company.url, allow_private_ip: true } },
+          non_registry_servers: { enforcement: 'default', value: false },
+        },
+      });
+      expect((await call('PUT', '/enterprise', { url: front.url })).statusCode).toBe(200);
+      expect(await source()).toBe(company.url);
+      expect((await call('POST', '/workloads', { name: 'adhoc', url: 'http://127.0.0.1:9/mcp' })).statusCode).toBe(201);
+      expect((await call('PUT', '/registry/default', { api_url: own.url, allow_private_ip: true })).statusCode).toBe(200);
+      expect(await source()).toBe(own.url);
+      expect((await call('PUT', '/registry/default', {})).statusCode).toBe(200);
+      expect(await source()).toBe(company.url);
+    } finally {
+      await runtime.close();
+      await Promise.all([front.close(), company.close(), own.close()]);
+    }
+  });
+});
