@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { TokenError, type VerifiedToken } from '../../core/auth/token-verifier.js';
-import { prefixOf } from './secret.js';
+import { looksLikeSecret, prefixOf } from './secret.js';
 import type { KeyPrincipal, KeyRefusal, KeyVerifier } from './verifier.js';
 
 /** The wire format of an LLM gateway route: its error bodies are the ones that format's SDKs parse. */
@@ -53,7 +53,7 @@ export function readCredential(request: FastifyRequest, format: WireFormat): Cre
 }
 
 const MESSAGES: Record<KeyRefusal, (key: string) => string> = {
-  invalid_api_key: (key) => `the API key ${key} is not valid`,
+  invalid_api_key: (key) => `the API key ${key} is not valid (not a key of this platform, or a secret rotated out)`,
   key_disabled: (key) => `the API key ${key} is disabled`,
   key_revoked: (key) => `the API key ${key} is revoked`,
   key_expired: (key) => `the API key ${key} has expired`,
@@ -89,8 +89,9 @@ export function createGatewayAuthentication(options: GatewayAuthenticationOption
         }
         if (credential.kind === 'key') {
           const verdict = verifier.verify(credential.value);
-          // a prefix names the key without revealing it (it is all a key's list shows)
-          if (!verdict.ok) return sendUnauthenticated(request, reply, format, verdict.code, MESSAGES[verdict.code](`${prefixOf(credential.value)}…`));
+          // a key's prefix names it without revealing it (it is all a key's list shows); other text is not echoed
+          const named = looksLikeSecret(credential.value) ? `${prefixOf(credential.value)}…` : 'sent';
+          if (!verdict.ok) return sendUnauthenticated(request, reply, format, verdict.code, MESSAGES[verdict.code](named));
           request.gatewayPrincipal = { kind: 'key', key: verdict.principal };
           return;
         }

@@ -20,14 +20,14 @@ export async function registerKeysFeature(context: PlatformContext, options: { v
   http.addSchema(KeySchema);
   http.addSchema(KeyWithSecretSchema);
   http.decorateRequest('gatewayPrincipal', null);
-  const service = createKeyService({ db, clock, ids, audit, identity, changes });
+  const verifier = createKeyVerifier({ db, changes, clock, logger });
+  const service = createKeyService({ db, clock, ids, audit, identity, changes, afterWrite: () => verifier.refresh() });
   registerKeyRoutes(http, { service: authorizeKeys(service, access), access });
 
   context.hooks.userDeleted.push(async (trx, userId, actor) => {
     await revokeOwnerKeys(trx, userId, { audit, changes, actor, actorUserId: null, now: clock.now() });
   });
 
-  const verifier = createKeyVerifier({ db, changes, clock, logger });
   await verifier.load();
   // writes committed between the load and the change feed's first reading are read once it has one
   context.lifecycle.onStart(() => void changes.check().then(() => verifier.refresh()).catch(() => undefined));

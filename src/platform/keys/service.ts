@@ -41,6 +41,8 @@ export interface KeyServiceOptions {
   audit: AuditTrail;
   identity: IdentityResolver;
   changes: ChangeFeed;
+  /** Runs after each committed key write, before the answer (this replica's verifier reads it at once). */
+  afterWrite?: () => Promise<void>;
 }
 
 const positionOf = (row: KeyRow): string[] => [row.created_at.toISOString(), row.id];
@@ -59,7 +61,7 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
   /** A key write, then this replica's verifier brought up to date before the answer (the others follow the feed). */
   const write = async <T>(work: (trx: Kysely<PlatformDatabase>) => Promise<T>): Promise<T> => {
     const result = await db.transaction().execute(work);
-    await changes.check();
+    await options.afterWrite?.();
     return result;
   };
 
