@@ -250,15 +250,15 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
 
     const missing = await authenticate({}, 'openai');
     expect(missing.status).toBe(401);
-    expect(missing.body).toEqual({ error: { message: expect.stringMatching(/^invalid_api_key: /), type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
+    expect(missing.body).toEqual({ error: { message: expect.stringMatching(/^invalid_api_key: /) as string, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
     const wrong = `tyk_${'A'.repeat(43)}`;
     const anthropic = await authenticate({ 'x-api-key': wrong }, 'anthropic');
-    expect(anthropic.body).toEqual({ type: 'error', error: { type: 'authentication_error', message: expect.stringMatching(/^invalid_api_key: the API key tyk_AAAAAAAA/) }, request_id: anthropic.headers['x-request-id'] });
+    expect(anthropic.body).toEqual({ type: 'error', error: { type: 'authentication_error', message: expect.stringMatching(/^invalid_api_key: the API key tyk_AAAAAAAA/) as string }, request_id: anthropic.headers['x-request-id'] });
     const gemini = await authenticate({ 'x-goog-api-key': 'sk-something' }, 'gemini');
     expect(gemini.body).toEqual({
       error: {
         code: 401,
-        message: expect.stringMatching(/^invalid_api_key: /),
+        message: expect.stringMatching(/^invalid_api_key: /) as string,
         status: 'UNAUTHENTICATED',
         details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'invalid_api_key', domain: 'toolyard' }],
       },

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TokenError, type VerifiedToken } from '../../core/auth/token-verifier.js';
 import { looksLikeSecret, prefixOf } from './secret.js';
 import type { KeyPrincipal, KeyRefusal, KeyVerifier } from './verifier.js';
@@ -26,7 +26,7 @@ export interface GatewayAuthenticationOptions {
 
 export interface GatewayAuthentication {
   /** An onRequest hook for a route of this wire format: 401 in that format, or the request's principal set. */
-  hook(format: WireFormat): onRequestAsyncHookHandler;
+  hook(format: WireFormat): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
 }
 
 const JWT_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;

@@ -11,7 +11,7 @@ export function generateSecret(): string {
   let value = BigInt(`0x${randomBytes(32).toString('hex')}`);
   let digits = '';
   for (let index = 0; index < DIGITS; index++) {
-    digits = ALPHABET[Number(value % 62n)] + digits;
+    digits = ALPHABET.charAt(Number(value % 62n)) + digits;
     value /= 62n;
   }
   return SECRET_PREFIX + digits;

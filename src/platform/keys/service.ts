@@ -85,7 +85,6 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
       const expiresAt = body.expires_at == null ? null : new Date(body.expires_at);
       if (expiresAt && expiresAt.getTime() <= now.getTime()) throw new InvalidInputError(`expires_at: must be in the future (now is ${now.toISOString()})`);
       const secret = generateSecret();
-      const context = writeContext(actor, ownerRef);
       const row = await write(async (trx) => {
         const created: KeyRow = {
           id: options.ids.uuid(),
