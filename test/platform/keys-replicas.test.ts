@@ -1,10 +1,14 @@
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildPlatformApp, type PlatformApp } from '../../src/platform/app.js';
 import { AUTH_ONLY_PATH, registerAuthOnlyRoutes } from '../../src/platform/keys/gateway-auth-testing.js';
 import type { OidcProvider } from '../helpers/oidc-provider.js';
-import { oauthWith, platformConfig, startTestProvider } from './helpers.js';
+import { TOPICS } from '../../src/platform/context.js';
+import type { PlatformDatabase } from '../../src/platform/db.js';
+import { nextChangeSeq } from '../../src/platform/keys/store.js';
+import { createTestPlatform, oauthWith, platformConfig, startTestProvider } from './helpers.js';
 
 /** The answer of a replica's authentication step to a key: 200, or the refusal code. */
 async function verdict(app: PlatformApp, secret: string): Promise<string> {
@@ -102,5 +106,32 @@ describe.each(testDatabaseTargets().filter((target) => target.name === 'postgres
     await act(second(), key.id, 'rotate');
     expect(await eventually(first(), secret, 'invalid_api_key')).toBe('invalid_api_key');
     expect(await eventually(third(), secret, 'invalid_api_key')).toBe('invalid_api_key');
+  });
+});
+
+describe('virtual keys written by another replica (embedded database)', () => {
+  it('are read through the change feed poll, the safety net behind notifications', async () => {
+    let db: Kysely<PlatformDatabase> | undefined;
+    const platform = await createTestPlatform({
+      changePollMs: 20,
+      extraRoutes: (context, features) => {
+        db = context.db;
+        registerAuthOnlyRoutes(context.http, features.keys.authentication);
+      },
+    });
+    try {
+      platform.start();
+      const response = await platform.call<{ key: { id: string }; secret: string }>('POST', '/v1/me/keys', { body: { name: 'polled' } });
+      expect(await verdict(platform, response.body.secret)).toBe('accepted');
+      if (!db) throw new Error('no database');
+      // what another replica's revoke writes: the row, its change number and the topic's generation
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('virtual_keys').set({ state: 'revoked', change_seq: await nextChangeSeq(trx) }).where('id', '=', response.body.key.id).execute();
+        await platform.changes.publish(trx as never, TOPICS.keys);
+      });
+      expect(await eventually(platform, response.body.secret, 'key_revoked')).toBe('key_revoked');
+    } finally {
+      await platform.dispose();
+    }
   });
 });
