@@ -5,7 +5,8 @@
  *    embedded database, 500 keys) listening on loopback, with routes that only authenticate, loaded
  *    with keep-alive connections by autocannon in its own process, each request carrying one of 100
  *    keys in turn; against a bare node:http server answering the same bytes (the ceiling), measured
- *    before and after in the same run. Target: at least 70 % of the ceiling.
+ *    before and after in the same run. Target: at least 70 % of the ceiling. To tell the step's own cost
+ *    from the platform's HTTP stack, the same app also serves the same bytes from a route without it.
  * 2. Revoke-to-refusal across replicas: three platform apps on one PostgreSQL database; a key is
  *    revoked through one and the two others are asked with it until they refuse it. The time runs from
  *    sending the revoke to the first refusal, per replica, over 100 trials. Target: p99 at most 1 s.
@@ -39,6 +40,8 @@ const CONNECTIONS = 32;
 const KEYS = 500;
 const KEYS_IN_LOAD = 100;
 const ROUTE = `${AUTH_ONLY_PATH}/openai`;
+/** The same answer without the authentication step (this benchmark's app only). */
+const UNAUTHENTICATED_ROUTE = '/llm/bench/no-authentication';
 const TARGETS = { throughputRatio: 0.7, revokeP99Ms: 1_000 };
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
@@ -86,6 +89,9 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
+/** What the route without authentication answers: set to the authentication route's answer before loading. */
+let sameAnswer: unknown = {};
+
 /** A platform app with the authentication-only routes, listening on loopback. */
 async function startPlatform(provider: BenchOidcProvider, database: Record<string, unknown>): Promise<{ app: PlatformApp; origin: string }> {
   const config = parsePlatformConfig({
@@ -93,7 +99,14 @@ async function startPlatform(provider: BenchOidcProvider, database: Record<strin
     database,
     logging: { level: 'warn' },
   });
-  const app = await buildPlatformApp({ config, logger: silentLogger, extraRoutes: (context, features) => registerAuthOnlyRoutes(context.http, features.keys.authentication) });
+  const app = await buildPlatformApp({
+    config,
+    logger: silentLogger,
+    extraRoutes: (context, features) => {
+      registerAuthOnlyRoutes(context.http, features.keys.authentication);
+      context.http.get(UNAUTHENTICATED_ROUTE, { schema: { hide: true } }, () => sameAnswer);
+    },
+  });
   app.start();
   const origin = await app.http.listen({ host: '127.0.0.1', port: 0 });
   return { app, origin };
@@ -141,6 +154,8 @@ async function measureThroughput(provider: BenchOidcProvider, token: string, dur
     if (sample.status !== 200) throw new Error(`the authentication route answered ${sample.status}`);
     // the ceiling answers the same bytes the route does
     const bytes = Buffer.from(await sample.text());
+    sameAnswer = JSON.parse(bytes.toString('utf8'));
+    if ((await fetch(`${origin}${UNAUTHENTICATED_ROUTE}`).then((response) => response.text())) !== bytes.toString('utf8')) throw new Error('the route without authentication answers other bytes');
     ceiling.on('request', (_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': bytes.length });
       response.end(bytes);
@@ -152,6 +167,8 @@ async function measureThroughput(provider: BenchOidcProvider, token: string, dur
     const before = await load(ceilingOrigin);
     log(`[throughput] platform authentication step, ${KEYS_IN_LOAD} keys in turn`);
     const platform = await load(origin);
+    log('[throughput] the same app and answer without the authentication step');
+    const withoutStep = await runLoad({ origin, requests: requests.map((request) => ({ ...request, path: UNAUTHENTICATED_ROUTE })), connections: CONNECTIONS, durationSeconds: duration, warmupSeconds: Math.min(2, duration) });
     log('[throughput] bare node:http ceiling again');
     const after = await load(ceilingOrigin);
     const ceilingPerSecond = (before.requestsPerSecond + after.requestsPerSecond) / 2;
@@ -164,6 +181,9 @@ async function measureThroughput(provider: BenchOidcProvider, token: string, dur
       platform,
       ceiling: { requestsPerSecond: ceilingPerSecond, runsPerSecond: [before.requestsPerSecond, after.requestsPerSecond], p99Ms: Math.max(before.p99Ms, after.p99Ms) },
       ratio: platform.requestsPerSecond / ceilingPerSecond,
+      withoutStep: { ...withoutStep, ratio: withoutStep.requestsPerSecond / ceilingPerSecond },
+      /** requests/s with the step relative to the same app without it: the step's own cost. */
+      stepRatio: platform.requestsPerSecond / withoutStep.requestsPerSecond,
     };
   } finally {
     await closeServer(ceiling);
@@ -263,6 +283,8 @@ async function main(): Promise<void> {
       '',
       `key authentication step: ${throughput.platform.requestsPerSecond.toFixed(0)} req/s (p99 ${throughput.platform.p99Ms} ms, non-2xx ${throughput.platform.non2xx}); ` +
         `bare node:http ${throughput.ceiling.requestsPerSecond.toFixed(0)} req/s; ratio ${(throughput.ratio * 100).toFixed(1)} % (target >= ${TARGETS.throughputRatio * 100} %)`,
+      `the same platform route without the step: ${throughput.withoutStep.requestsPerSecond.toFixed(0)} req/s (${(throughput.withoutStep.ratio * 100).toFixed(1)} % of bare node:http); ` +
+        `with the step ${(throughput.stepRatio * 100).toFixed(1)} % of that`,
       'p99Ms' in revocation
         ? `revoke to refusal on the other replicas: p50 ${revocation.p50Ms.toFixed(1)} ms, p99 ${revocation.p99Ms.toFixed(1)} ms, max ${revocation.maxMs.toFixed(1)} ms over ${revocation.trials} trials (target p99 <= ${TARGETS.revokeP99Ms} ms)`
         : `revoke to refusal: not measured (${revocation.skipped})`,
