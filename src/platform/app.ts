@@ -24,6 +24,7 @@ import { registerPlatformAuthentication } from './identity/authentication.js';
 import { createIdentityResolver } from './identity/resolver.js';
 import { registerKeysFeature, type KeysFeature } from './keys/index.js';
 import { PLATFORM_MIGRATION_TABLE, platformMigrations } from './migrations/index.js';
+import { registerPricingFeature, type PricingFeature } from './pricing/index.js';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 /** The version of the enterprise manager, connector gateway and AI gateway management APIs. */
@@ -49,6 +50,7 @@ export interface PlatformAppOptions {
 /** What features hand to the ones that build on them (the gateways). */
 export interface PlatformFeatures {
   keys: KeysFeature;
+  pricing: PricingFeature;
 }
 
 export interface PlatformApp {
@@ -158,5 +160,6 @@ export async function buildPlatformApp(options: PlatformAppOptions): Promise<Pla
 async function registerFeatures(context: PlatformContext, gateway: { verifyToken: ((token: string) => Promise<VerifiedToken>) | undefined }): Promise<PlatformFeatures> {
   await registerClientConfigFeature(context);
   const keys = await registerKeysFeature(context, gateway);
-  return { keys };
+  const pricing = await registerPricingFeature(context);
+  return { keys, pricing };
 }

@@ -105,6 +105,15 @@ export const PlatformConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false, description: 'what client configuration discovery tells clients' },
     ),
+    pricing: Type.Object(
+      {
+        baseline: Type.Boolean({
+          default: true,
+          description: 'publish the built-in baseline catalog (from the LiteLLM price table) at start when it is newer; a pricing write opts out forever',
+        }),
+      },
+      { default: {}, additionalProperties: false, description: 'the pricing catalog' },
+    ),
     audit: Type.Object(
       {
         file: Type.Optional(Type.String({ minLength: 1, description: 'a JSON-lines copy of every audit record is appended here (mode 0600); the database keeps them all in any case' })),

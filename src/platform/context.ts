@@ -21,6 +21,8 @@ export const TOPICS = {
   groups: 'directory.groups',
   /** any virtual API key write */
   keys: 'keys',
+  /** any pricing catalog version published or deleted */
+  pricing: 'pricing',
 } as const;
 
 /** What other features must do inside the directory's own transactions (a deleted user's keys are revoked). */

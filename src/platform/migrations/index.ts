@@ -3,6 +3,7 @@ import * as foundation from './001_foundation.js';
 import * as directory from './002_directory.js';
 import * as clientConfig from './003_client_config.js';
 import * as keys from './004_keys.js';
+import * as pricing from './005_pricing.js';
 
 /** In the order they apply; a feature adds its own file and line. */
 export const platformMigrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ export const platformMigrations: Record<string, Migration> = {
   '002_directory': directory,
   '003_client_config': clientConfig,
   '004_keys': keys,
+  '005_pricing': pricing,
 };
 
 export const PLATFORM_MIGRATION_TABLE = 'platform_migrations';
