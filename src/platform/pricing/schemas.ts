@@ -1,5 +1,4 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ref } from '../../core/http/schemas.js';
 import { MONEY_PATTERN } from '../money.js';
 
 /* The pricing catalog (PLATFORM-API Part 3 §2, §4). All rates are money strings in USD. */
@@ -71,16 +70,18 @@ export const EntryBodySchema = Type.Object(
   { additionalProperties: false, description: 'exactly one of vendor_a (Anthropic), vendor_b (OpenAI), vendor_c (Gemini)' },
 );
 
-export const EntrySchema = Type.Object(
-  {
-    model: Type.String({ minLength: 1 }),
-    provider: Type.String({ minLength: 1 }),
-    vendor_a: Optional(VendorASchema),
-    vendor_b: Optional(VendorBSchema),
-    vendor_c: Optional(VendorCSchema),
-  },
-  { $id: 'PricingEntry', additionalProperties: false, description: 'one priced model: its provider and exactly one rate block' },
-);
+const entryProperties = {
+  model: Type.String({ minLength: 1 }),
+  provider: Type.String({ minLength: 1 }),
+  vendor_a: Optional(VendorASchema),
+  vendor_b: Optional(VendorBSchema),
+  vendor_c: Optional(VendorCSchema),
+};
+const entryDescription = 'one priced model: its provider and exactly one rate block';
+
+export const EntrySchema = Type.Object(entryProperties, { $id: 'PricingEntry', additionalProperties: false, description: entryDescription });
+/** The same entry inside a catalog (request bodies are validated without references). */
+const CatalogEntrySchema = Type.Object(entryProperties, { additionalProperties: false, description: entryDescription });
 
 export const ToolsSchema = Type.Object(
   {
@@ -97,7 +98,7 @@ export const ToolsSchema = Type.Object(
 );
 
 export const SpecSchema = Type.Object(
-  { entries: Type.Array(ref(EntrySchema), { description: 'sorted by provider, then model' }), tools: ToolsSchema },
+  { entries: Type.Array(CatalogEntrySchema, { description: 'sorted by provider, then model' }), tools: ToolsSchema },
   { additionalProperties: false },
 );
 
