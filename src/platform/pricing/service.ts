@@ -101,10 +101,11 @@ export function createPricingService(options: PricingServiceOptions): PricingSer
   };
 
   return {
-    async getCatalog() {
+    // reads come from this replica's catalog in effect, the one the gateway prices with
+    getCatalog() {
       const version = catalog.inEffect();
-      if (!version) throw new NotFoundError(NO_CATALOG);
-      return { catalog: presentCatalog(version.row), etag: catalogEtag(version.row.id) };
+      if (!version) return Promise.reject(new NotFoundError(NO_CATALOG));
+      return Promise.resolve({ catalog: presentCatalog(version.row), etag: catalogEtag(version.row.id) });
     },
 
     async replaceCatalog(actor, body, ifMatch) {
@@ -152,11 +153,11 @@ export function createPricingService(options: PricingServiceOptions): PricingSer
       return presentVersion(row, stateOf(row, inEffectId, now));
     },
 
-    async getEntry(_actor, provider, model) {
+    getEntry(_actor, provider, model) {
       const version = catalog.inEffect();
       const entry = version?.entries.get(entryKey(provider, model));
-      if (!entry) throw new NotFoundError(version ? `no pricing entry for provider "${provider}" and model "${model}"` : NO_CATALOG);
-      return { entry, etag: entryEtag(entry) };
+      if (!entry) return Promise.reject(new NotFoundError(version ? `no pricing entry for provider "${provider}" and model "${model}"` : NO_CATALOG));
+      return Promise.resolve({ entry, etag: entryEtag(entry) });
     },
 
     async putEntry(actor, provider, model, body, ifMatch) {

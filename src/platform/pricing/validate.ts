@@ -36,7 +36,7 @@ export function entryFrom(provider: string, model: string, body: EntryBody, fiel
   const expected = formats[provider];
   if (expected !== undefined && expected !== vendor) throw new InvalidInputError(`${field}.${vendor}: provider "${provider}" is configured with a wire format priced by ${expected}`);
   if (model.length === 0) throw new InvalidInputError(`${field}.model: must not be empty`);
-  return { model, provider, [vendor]: normalizeRates(body[vendor] as Rates, `${field}.${vendor}`) } as Entry;
+  return { model, provider, [vendor]: normalizeRates(body[vendor] ?? {}, `${field}.${vendor}`) };
 }
 
 const compareEntries = (a: Entry, b: Entry) => (a.provider === b.provider ? (a.model < b.model ? -1 : a.model > b.model ? 1 : 0) : a.provider < b.provider ? -1 : 1);
@@ -46,7 +46,7 @@ export function sortEntries(entries: Entry[]): Entry[] {
 }
 
 function normalizeTools(tools: Tools): Tools {
-  return Object.fromEntries(Object.entries(tools).map(([vendor, rates]) => [vendor, normalizeRates(rates as Rates, `spec.tools.${vendor}`)])) as Tools;
+  return Object.fromEntries(Object.entries(tools).map(([vendor, rates]) => [vendor, normalizeRates(rates, `spec.tools.${vendor}`)]));
 }
 
 /** A whole catalog sent by an operator: every entry checked, duplicates refused, entries sorted. */

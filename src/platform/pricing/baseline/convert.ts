@@ -1,5 +1,5 @@
 import { formatMoney, Money } from '../../money.js';
-import type { Entry, PromptSizeTier, Spec, Tools, VendorARates, VendorBRates, VendorCRates } from '../schemas.js';
+import type { Entry, PromptSizeTier, Spec, Tools } from '../schemas.js';
 
 /*
  * The built-in baseline: LiteLLM's price table converted to the catalog's rate blocks (PLATFORM-API
@@ -31,13 +31,13 @@ type Provider = keyof typeof PROVIDERS;
 const perMillion = (value: unknown) => (typeof value === 'number' ? formatMoney(new Money(String(value)).times(1_000_000)) : undefined);
 
 /** The rates of `row` under the block's names, absent ones left out. */
-function pick<T>(row: Row, names: Record<string, string>): T {
+function pick(row: Row, names: Record<string, string>): Record<string, string> {
   const rates: Record<string, string> = {};
   for (const [rate, field] of Object.entries(names)) {
     const value = perMillion(row[field]);
     if (value !== undefined) rates[rate] = value;
   }
-  return rates as T;
+  return rates;
 }
 
 /** `*_above_<N>k_tokens` prices, one tier per N; a kind the table does not raise keeps the base rate. */
@@ -75,7 +75,7 @@ function entryOf(provider: Provider, model: string, row: Row): Entry | undefined
   const base = { inputUsdPerMillion: input, outputUsdPerMillion: output };
   const audio = { audioInputUsdPerMillion: 'input_cost_per_audio_token', audioOutputUsdPerMillion: 'output_cost_per_audio_token', cachedInputUsdPerMillion: 'cache_read_input_token_cost' };
   if (provider === 'anthropic') {
-    const rates = pick<Partial<VendorARates>>(row, {
+    const rates = pick(row, {
       cacheCreation1hInputUsdPerMillion: 'cache_creation_input_token_cost_above_1hr',
       cacheCreation5mInputUsdPerMillion: 'cache_creation_input_token_cost',
       cachedInputUsdPerMillion: 'cache_read_input_token_cost',
@@ -85,10 +85,10 @@ function entryOf(provider: Provider, model: string, row: Row): Entry | undefined
   const promptSizeTiers = tiers(row, base);
   const withTiers = promptSizeTiers.length > 0 ? { promptSizeTiers } : {};
   if (provider === 'openai') {
-    const rates = pick<Partial<VendorBRates>>(row, { ...audio, reasoningOutputUsdPerMillion: 'output_cost_per_reasoning_token' });
+    const rates = pick(row, { ...audio, reasoningOutputUsdPerMillion: 'output_cost_per_reasoning_token' });
     return { model, provider, vendor_b: { ...rates, ...base, ...withTiers } };
   }
-  const rates = pick<Partial<VendorCRates>>(row, {
+  const rates = pick(row, {
     ...audio,
     cachedAudioInputUsdPerMillion: 'cache_read_input_audio_token_cost',
     thoughtsOutputUsdPerMillion: 'output_cost_per_reasoning_token',
