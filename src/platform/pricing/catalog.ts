@@ -84,6 +84,13 @@ export function createPricingCatalog(options: PricingCatalogOptions): PricingCat
     limits: BASELINE.limits[`${entry.provider}/${entry.model}`],
   });
 
+  const lookup = (provider: string, model: string) => {
+    const version = inEffect();
+    if (!version) return undefined;
+    const entry = version.entries.get(entryKey(version.row.provider_aliases[provider] ?? provider, model));
+    return entry && priced(version, entry);
+  };
+
   options.changes.subscribe(TOPICS.pricing, () => {
     refresh().catch((error: unknown) => logger.warn({ err: error }, 'cannot reload the pricing catalog; the previous one stays in effect'));
   });
@@ -92,12 +99,7 @@ export function createPricingCatalog(options: PricingCatalogOptions): PricingCat
     load: read,
     refresh,
     inEffect,
-    lookup(provider, model) {
-      const version = inEffect();
-      if (!version) return undefined;
-      const entry = version.entries.get(entryKey(version.row.provider_aliases[provider] ?? provider, model));
-      return entry && priced(version, entry);
-    },
+    lookup,
     resolve(requested, preferredProvider) {
       const version = inEffect();
       if (!version) return undefined;
@@ -106,7 +108,7 @@ export function createPricingCatalog(options: PricingCatalogOptions): PricingCat
       if (chosen) return priced(version, chosen);
       const slash = requested.indexOf('/');
       if (slash <= 0) return undefined;
-      return this.lookup(requested.slice(0, slash), requested.slice(slash + 1));
+      return lookup(requested.slice(0, slash), requested.slice(slash + 1));
     },
   };
 }
