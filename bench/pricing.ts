@@ -2,10 +2,11 @@
  * `npx tsx bench/pricing.ts`: what exact pricing costs the LLM gateway per request, on one core.
  *
  * Per request the gateway resolves the model in the catalog in effect, bounds its cost for the
- * reservation and prices the usage the provider reported. Measured over the built-in baseline: (1) the
- * entry index lookup (a Map, as the catalog in effect keeps it), (2) maxCost, (3) priceUsage of a usage with every token kind, each against the same work in
- * binary floating point (the baseline: what a gateway keeping money in floats spends), measured in the same
- * run. Figures are per call in microseconds (median of 7 rounds). Writes bench/results/pricing.json.
+ * reservation and prices the usage the provider reported. Measured over the built-in baseline: the entry
+ * index lookup (a Map, as the catalog in effect keeps it), maxCost, and priceUsage of a usage with every
+ * token kind, against the same sum in binary floating point (the baseline: what a gateway keeping money in
+ * floats spends), measured in the same run. Per call in microseconds, median of 7 rounds. Writes
+ * bench/results/pricing.json.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
