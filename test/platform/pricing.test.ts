@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
+import { silentLogger } from '../../src/core/telemetry/logger.js';
+import { buildPlatformApp } from '../../src/platform/app.js';
 import { formatMoney } from '../../src/platform/money.js';
 import { BASELINE } from '../../src/platform/pricing/baseline/baseline.generated.js';
 import type { PricingCatalog } from '../../src/platform/pricing/catalog.js';
@@ -286,14 +288,51 @@ describe('pricing catalog without a baseline', () => {
     }
   });
 
+  it('resolves a model named by several providers to the preferred one, then in provider byte order; 412 on a stale catalog write', async () => {
+    let catalog: PricingCatalog | undefined;
+    const platform = await createTestPlatform({ config: { pricing: { baseline: false } }, extraRoutes: (_context, features) => (catalog = features.pricing.catalog) });
+    try {
+      const rates = { inputUsdPerMillion: '1', outputUsdPerMillion: '2' };
+      const spec = {
+        entries: [
+          { provider: 'zeta', model: 'shared', vendor_b: rates },
+          { provider: 'alpha', model: 'shared', vendor_b: rates },
+          { provider: 'openai', model: 'gpt-4o', vendor_b: rates },
+        ],
+        tools: {},
+      };
+      const published = await platform.call<Catalog>('PUT', '/v1/budgets/pricing', { body: { provider_aliases: { oai: 'openai' }, spec } });
+      expect(published.status, published.text).toBe(200);
+      expect(published.body.spec.entries.map((entry) => entry.provider)).toEqual(['alpha', 'openai', 'zeta']);
+      expect(catalog?.resolve('shared')?.provider).toBe('alpha');
+      expect(catalog?.resolve('shared', 'zeta')?.provider).toBe('zeta');
+      expect(catalog?.resolve('oai/gpt-4o')?.provider).toBe('openai');
+      expect(catalog?.resolve('nobody/gpt-4o')).toBeUndefined();
+
+      const stale = await platform.call('PUT', '/v1/budgets/pricing', { body: { provider_aliases: {}, spec }, headers: { 'if-match': '"0123456789abcdef"' } });
+      expect(stale.status).toBe(412);
+      expect(stale.headers.etag).toBe(published.headers.etag);
+      expect((await platform.call('GET', '/v1/budgets/pricing/versions/not-a-time')).status).toBe(400);
+    } finally {
+      await platform.dispose();
+    }
+  });
+
   it('an operator write opts out of later baselines for good', async () => {
     const platform = await createTestPlatform({ config: { pricing: { baseline: true } } });
     try {
       const etag = String((await platform.call('GET', '/v1/budgets/pricing')).headers.etag);
       expect((await platform.call('DELETE', `${ENTRY}/openai/gpt-4o`, { headers: { 'if-match': etag } })).status).toBe(204);
-      // what a later start with a newer built-in baseline does: nothing, the deployment opted out
-      const settings = await platform.database.db.selectFrom('pricing_settings').select('baselines_opted_out_at').executeTakeFirstOrThrow();
-      expect(settings.baselines_opted_out_at).not.toBeNull();
+      // a later start with a newer built-in baseline: take the published baseline away so that the built-in one is newer
+      await platform.database.db.deleteFrom('pricing_versions').where('source', '=', 'baseline').execute();
+      const restarted = await buildPlatformApp({ config: platform.config, database: platform.database, logger: silentLogger });
+      try {
+        const versions = await platform.database.db.selectFrom('pricing_versions').select('source').execute();
+        expect(versions.map((version) => version.source)).toEqual(['operator']);
+        expect(restarted.features.pricing.catalog.lookup('openai', 'gpt-4o')).toBeUndefined();
+      } finally {
+        await restarted.close();
+      }
     } finally {
       await platform.dispose();
     }
