@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import type { PlatformDatabase } from '../../db.js';
+import { presentUser } from '../../directory/present.js';
+import { findUser, type UserRow } from '../../directory/store.js';
+import type { User } from '../../directory/schemas.js';
+import { ScimError } from '../errors.js';
+import { storable, userFields, type Resource } from '../mapping.js';
+import type { Provisioner } from '../provisioners.js';
+import { identityOwner, rebindIdentity, upsertUser, userNameTaken } from '../store.js';
+
+export interface UserWrite {
+  provisioner: Provisioner;
+  /** The user being replaced; absent for a create. */
+  existing: UserRow | undefined;
+  resource: Resource;
+  newId: string;
+  now: Date;
+}
+
+export interface UserWriteResult {
+  id: string;
+  action: 'user.create' | 'user.adopt' | 'user.replace';
+  before: User | null;
+}
+
+/**
+ * Creates or replaces a provisioner's user (in `trx`). A create whose binding value is the external id
+ * of a just-in-time user of the same issuer takes that user over: same id, so its keys and budgets stay.
+ */
+export async function writeUser(trx: Kysely<PlatformDatabase>, write: UserWrite): Promise<UserWriteResult> {
+  const { provisioner, resource, now } = write;
+  const fields = userFields(resource);
+  let target = write.existing;
+  let action: UserWriteResult['action'] = target ? 'user.replace' : 'user.create';
+  const binding = provisioner.bindingAttribute === 'userName' ? fields.user_name : fields.externalId;
+  if (!target && provisioner.issuer !== undefined && binding !== undefined) {
+    const ownerId = await identityOwner(trx, provisioner.issuer, binding);
+    const owner = ownerId === undefined ? undefined : await findUser(trx, ownerId);
+    if (owner?.source === 'jit') {
+      target = owner;
+      action = 'user.adopt';
+    }
+  }
+  const id = target?.id ?? write.newId;
+  if (await userNameTaken(trx, provisioner.source, fields.user_name, id)) throw new ScimError(409, `userName "${fields.user_name}" is already taken`, 'uniqueness');
+  if (provisioner.issuer !== undefined && binding !== undefined) {
+    const ownerId = await identityOwner(trx, provisioner.issuer, binding);
+    if (ownerId !== undefined && ownerId !== id) throw new ScimError(409, `${provisioner.bindingAttribute} "${binding}" already identifies another user`, 'uniqueness');
+  }
+  await upsertUser(
+    trx,
+    {
+      id,
+      user_name: fields.user_name,
+      display_name: fields.display_name,
+      email: fields.email,
+      photo_url: fields.photo_url,
+      active: fields.active,
+      source: provisioner.source,
+      scim_resource: JSON.stringify(storable(resource, 'User')),
+      created_at: target?.created_at ?? now,
+      updated_at: now,
+    },
+    target !== undefined,
+  );
+  if (provisioner.issuer !== undefined) await rebindIdentity(trx, provisioner.issuer, id, binding);
+  return { id, action, before: target ? presentUser(target) : null };
+}
