@@ -19,7 +19,7 @@ export async function listScimUsers(db: Db, source: string, equality?: Equality)
     query = query.where('id', '=', equality.value);
   }
   if (equality?.attribute === 'userName') query = query.where(sql<boolean>`lower(user_name) = lower(${equality.value})`);
-  if (equality?.attribute === 'externalId') query = query.where(sql<boolean>`scim_resource->>'externalId' = ${equality.value}`);
+  if (equality?.attribute === 'externalId') query = query.where(sql<boolean>`scim_resource is not null and scim_resource->>'externalId' = ${equality.value}`);
   return query.orderBy('created_at').orderBy('id').execute();
 }
 
