@@ -93,13 +93,14 @@ export function createScimService(options: ScimServiceOptions): ScimService {
     return row;
   };
 
-  const record = async (trx: Kysely<PlatformDatabase>, scope: ScimScope, kind: ResourceKind, action: string, id: string, before: unknown) => {
+  const record = async (trx: Kysely<PlatformDatabase>, scope: ScimScope, kind: ResourceKind, action: string, id: string, before: unknown): Promise<Resource> => {
     const after = kind === 'User' ? await store.findScimUser(trx, scope.provisioner.source, id) : await store.findScimGroup(trx, scope.provisioner.source, id);
     const afterRecord = after === undefined ? null : kind === 'User' ? presentUser(after as UserRow) : await presentGroup(trx, after as GroupRow);
     await audit.record(trx, { actor: scope.actor, action, targetType: kind === 'User' ? 'user' : 'group', targetId: id, before, after: afterRecord });
     await changes.publish(trx as never, kind === 'User' ? TOPICS.users : TOPICS.groups);
     if (!after) throw new ScimError(404, `${kind} ${id} not found`);
-    return present(trx, kind, after, scope.base);
+    // a user just created belongs to no group yet
+    return action === 'user.create' ? userResource(after as UserRow, [], scope.base) : present(trx, kind, after, scope.base);
   };
 
   /** Creates or replaces in one transaction: the write, its audit record and the change notice. */

@@ -84,24 +84,37 @@ export async function kindsOf(db: Db, source: string, ids: readonly string[]): P
   return new Map([...users.map((row) => [row.id, 'user'] as const), ...groups.map((row) => [row.id, 'group'] as const)]);
 }
 
-export async function userNameTaken(db: Db, source: string, userName: string, exceptId?: string): Promise<boolean> {
-  let query = db.selectFrom('users').select('id').where('source', '=', source).where(sql<boolean>`lower(user_name) = lower(${userName})`);
-  if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
-  return (await query.executeTakeFirst()) !== undefined;
+/** The user an external id of an issuer names, with that user's source. */
+export async function identityOwner(db: Db, issuer: string, externalId: string): Promise<{ user_id: string; source: string } | undefined> {
+  return db
+    .selectFrom('user_identities')
+    .innerJoin('users', 'users.id', 'user_identities.user_id')
+    .select(['user_identities.user_id', 'users.source'])
+    .where('user_identities.issuer', '=', issuer)
+    .where('user_identities.external_id', '=', externalId)
+    .executeTakeFirst();
 }
 
-export async function identityOwner(db: Db, issuer: string, externalId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('user_identities').select('user_id').where('issuer', '=', issuer).where('external_id', '=', externalId).executeTakeFirst();
-  return row?.user_id;
-}
-
-/** Makes `externalId` the user's one binding for `issuer` (an earlier value of it is dropped). */
-export async function rebindIdentity(db: Db, issuer: string, userId: string, externalId: string | undefined): Promise<void> {
-  let remove = db.deleteFrom('user_identities').where('issuer', '=', issuer).where('user_id', '=', userId);
-  if (externalId !== undefined) remove = remove.where('external_id', '!=', externalId);
-  await remove.execute();
-  if (externalId === undefined) return;
-  await db.insertInto('user_identities').values({ issuer, external_id: externalId, user_id: userId }).onConflict((conflict) => conflict.doNothing()).execute();
+/**
+ * Makes `externalId` the user's one binding for `issuer` (an earlier value is dropped; `fresh`: the user
+ * has none yet). False when the value already binds another user.
+ */
+export async function rebindIdentity(db: Db, issuer: string, userId: string, externalId: string | undefined, options: { fresh: boolean }): Promise<boolean> {
+  if (!options.fresh) {
+    let remove = db.deleteFrom('user_identities').where('issuer', '=', issuer).where('user_id', '=', userId);
+    if (externalId !== undefined) remove = remove.where('external_id', '!=', externalId);
+    await remove.execute();
+  }
+  if (externalId === undefined) return true;
+  const inserted = await db
+    .insertInto('user_identities')
+    .values({ issuer, external_id: externalId, user_id: userId })
+    .onConflict((conflict) => conflict.doNothing())
+    .returning('user_id')
+    .executeTakeFirst();
+  if (inserted) return true;
+  const owner = await db.selectFrom('user_identities').select('user_id').where('issuer', '=', issuer).where('external_id', '=', externalId).executeTakeFirst();
+  return owner?.user_id === userId;
 }
 
 export async function upsertUser(db: Db, row: Omit<UserRow, 'revision' | 'scim_resource'> & { scim_resource: string }, existing: boolean): Promise<void> {

@@ -6,7 +6,7 @@ import type { User } from '../../directory/schemas.js';
 import { ScimError } from '../errors.js';
 import { storable, userFields, type Resource } from '../mapping.js';
 import type { Provisioner } from '../provisioners.js';
-import { identityOwner, rebindIdentity, upsertUser, userNameTaken } from '../store.js';
+import { identityOwner, rebindIdentity, upsertUser } from '../store.js';
 
 export interface UserWrite {
   provisioner: Provisioner;
@@ -33,36 +33,42 @@ export async function writeUser(trx: Kysely<PlatformDatabase>, write: UserWrite)
   let target = write.existing;
   let action: UserWriteResult['action'] = target ? 'user.replace' : 'user.create';
   const binding = provisioner.bindingAttribute === 'userName' ? fields.user_name : fields.externalId;
-  if (!target && provisioner.issuer !== undefined && binding !== undefined) {
-    const ownerId = await identityOwner(trx, provisioner.issuer, binding);
-    const owner = ownerId === undefined ? undefined : await findUser(trx, ownerId);
-    if (owner?.source === 'jit') {
-      target = owner;
+  const owner = provisioner.issuer !== undefined && binding !== undefined ? await identityOwner(trx, provisioner.issuer, binding) : undefined;
+  if (!target && owner?.source === 'jit') {
+    const adopted = await findUser(trx, owner.user_id);
+    if (adopted) {
+      target = adopted;
       action = 'user.adopt';
     }
   }
   const id = target?.id ?? write.newId;
-  if (await userNameTaken(trx, provisioner.source, fields.user_name, id)) throw new ScimError(409, `userName "${fields.user_name}" is already taken`, 'uniqueness');
-  if (provisioner.issuer !== undefined && binding !== undefined) {
-    const ownerId = await identityOwner(trx, provisioner.issuer, binding);
-    if (ownerId !== undefined && ownerId !== id) throw new ScimError(409, `${provisioner.bindingAttribute} "${binding}" already identifies another user`, 'uniqueness');
+  if (owner !== undefined && owner.user_id !== id) throw new ScimError(409, `${provisioner.bindingAttribute} "${binding ?? ''}" already identifies another user`, 'uniqueness');
+  try {
+    await upsertUser(
+      trx,
+      {
+        id,
+        user_name: fields.user_name,
+        display_name: fields.display_name,
+        email: fields.email,
+        photo_url: fields.photo_url,
+        active: fields.active,
+        source: provisioner.source,
+        scim_resource: JSON.stringify(storable(resource, 'User')),
+        created_at: target?.created_at ?? now,
+        updated_at: now,
+      },
+      target !== undefined,
+    );
+  } catch (error) {
+    // the unique index on (source, lower(user_name)) decides, so two concurrent creates cannot both pass
+    if ((error as { code?: unknown }).code === '23505') throw new ScimError(409, `userName "${fields.user_name}" is already taken`, 'uniqueness');
+    throw error;
   }
-  await upsertUser(
-    trx,
-    {
-      id,
-      user_name: fields.user_name,
-      display_name: fields.display_name,
-      email: fields.email,
-      photo_url: fields.photo_url,
-      active: fields.active,
-      source: provisioner.source,
-      scim_resource: JSON.stringify(storable(resource, 'User')),
-      created_at: target?.created_at ?? now,
-      updated_at: now,
-    },
-    target !== undefined,
-  );
-  if (provisioner.issuer !== undefined) await rebindIdentity(trx, provisioner.issuer, id, binding);
+  if (provisioner.issuer !== undefined && (target !== undefined || binding !== undefined)) {
+    if (!(await rebindIdentity(trx, provisioner.issuer, id, binding, { fresh: target === undefined }))) {
+      throw new ScimError(409, `${provisioner.bindingAttribute} "${binding ?? ''}" already identifies another user`, 'uniqueness');
+    }
+  }
   return { id, action, before: target ? presentUser(target) : null };
 }
