@@ -23,13 +23,14 @@ export async function createDirectoryPlatform(provider: OidcProvider, target: Te
     target,
     config: {
       auth: oauthWith(provider, { resourceUrl: 'https://platform.example.com' }),
+      ...config,
       directory: {
+        ...(config.directory as Record<string, unknown> | undefined),
         scimProvisioners: [
           { name: 'okta', provider: 'test', bearerTokenFile: okta },
           { name: 'entra', provider: 'test', bearerTokenFile: entra, bindingAttribute: 'userName' },
         ],
       },
-      ...config,
     },
   });
   const scim: DirectoryFixture['scim'] = (method, path, body, options = {}) =>
