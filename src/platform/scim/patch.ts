@@ -37,6 +37,11 @@ export function canonicalOperations(body: unknown): ScimPatchOperation[] {
     if (typeof path === 'string' && IGNORED.test(path)) return;
     if (name === 'remove') {
       if (path === undefined) throw new ScimError(400, `Operations[${index}].path: required for remove`, 'noTarget');
+      // Entra removes members as `path: members` with a list of {value}: the same as one value filter each
+      if (Array.isArray(value) && !path.includes('[') && value.every((entry) => typeof (entry as { value?: unknown } | null)?.value === 'string')) {
+        for (const entry of value as { value: string }[]) canonical.push({ op: 'remove', path: `${path}[value eq ${JSON.stringify(entry.value)}]` });
+        return;
+      }
       canonical.push(value === undefined ? { op: 'remove', path } : { op: 'remove', path, value: booleans(value, path) });
       return;
     }
