@@ -87,7 +87,8 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
       expect(response.headers['content-type']).toMatch(/^application\/scim\+json/);
       expect(response.headers.location).toBe(`https://platform.example.com/scim/v2/okta/Users/${response.body.id}`);
       expect(response.headers.etag).toBe(response.body.meta.version);
-      expect(response.body.meta).toMatchObject({ resourceType: 'User', location: response.headers.location, version: expect.stringMatching(/^W\/"[0-9a-f]+"$/) });
+      expect(response.body.meta).toMatchObject({ resourceType: 'User', location: response.headers.location });
+      expect(response.body.meta.version).toMatch(/^W\/"[0-9a-f]+"$/);
       expect(response.body).toMatchObject({ userName: 'bjensen@example.com', externalId: 'bjensen', active: true, groups: [], [ENTERPRISE]: { department: 'Tour Operations' }, name: body.name, emails: body.emails });
       expect(response.body).not.toHaveProperty('password');
       expect(JSON.stringify(response.body)).not.toContain('t1meMa$heen');
@@ -113,7 +114,8 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     it('refuses a user without userName: 400 invalidValue', async () => {
       const response = await fixture.scim('POST', '/Users', { displayName: 'nameless' });
       expect(response.status).toBe(400);
-      expect(response.body).toMatchObject({ scimType: 'invalidValue', detail: expect.stringMatching(/userName/) });
+      expect(response.body).toMatchObject({ scimType: 'invalidValue' });
+      expect(response.body.detail).toMatch(/userName/);
     });
   });
 
@@ -319,7 +321,7 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
 
   describe('RFC 7644 §4 service provider configuration endpoints, RFC 7643 §5–7', () => {
     it('describes what it supports', async () => {
-      const config = await fixture.scim<Record<string, unknown>>('GET', '/ServiceProviderConfig');
+      const config = await fixture.scim('GET', '/ServiceProviderConfig');
       expect(config.body).toMatchObject({
         patch: { supported: true },
         bulk: { supported: false },
@@ -331,7 +333,7 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
       });
       const types = await list('/ResourceTypes');
       expect(types.Resources.map((type) => type.id)).toEqual(['User', 'Group']);
-      expect((await fixture.scim<Record<string, unknown>>('GET', '/ResourceTypes/User')).body).toMatchObject({ endpoint: '/Users', schema: USER_SCHEMA });
+      expect((await fixture.scim('GET', '/ResourceTypes/User')).body).toMatchObject({ endpoint: '/Users', schema: USER_SCHEMA });
       const schemas = await list('/Schemas');
       expect(schemas.Resources.map((schema) => schema.id)).toEqual([USER_SCHEMA, 'urn:ietf:params:scim:schemas:core:2.0:Group', ENTERPRISE]);
       expect((await fixture.scim<{ attributes: { name: string }[] }>('GET', `/Schemas/${USER_SCHEMA}`)).body.attributes.map((attribute) => attribute.name)).toContain('userName');

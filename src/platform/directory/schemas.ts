@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /*
  * Users and groups of the directory (document "Directory"; PLATFORM-API Part 2 §1). Every field is
@@ -120,7 +120,7 @@ export const MembersQuerySchema = Type.Object(
 );
 export type MembersQuery = Static<typeof MembersQuerySchema>;
 
-const pageOf = <T extends ReturnType<typeof Type.Ref>>(item: T) =>
+const pageOf = <T extends TSchema>(item: T) =>
   Type.Object({ items: Type.Array(item), next_cursor: Type.Optional(Type.String()), prev_cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
 
 export const GroupPageSchema = pageOf(Type.Ref('DirectoryGroup'));

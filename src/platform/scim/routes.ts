@@ -97,7 +97,7 @@ export async function registerScimRoutes(app: HttpApp, options: ScimRouteOptions
           return { schemas: [SCHEMAS.listResponse], totalResults: result.totalResults, startIndex: result.startIndex, itemsPerPage: resources.length, Resources: resources };
         });
         scim.post(path, { schema: { tags, summary: `Create a ${kind}`, params: ProvisionerParams, querystring: ProjectionQuerySchema, body: ResourceBodySchema, response: { 201: ScimResponse } } }, async (request, reply) => {
-          const resource = await service.create(scopeOf(request), kind, request.body as Resource);
+          const resource = await service.create(scopeOf(request), kind, request.body);
           void reply.code(201).header('location', (resource.meta as { location: string }).location);
           return send(reply, resource, request.query);
         });
@@ -105,7 +105,7 @@ export async function registerScimRoutes(app: HttpApp, options: ScimRouteOptions
           send(reply, await service.get(scopeOf(request), kind, request.params.id), request.query),
         );
         scim.put(`${path}/:id`, { schema: { tags, summary: `Replace a ${kind} (omitted attributes are cleared)`, params: IdParams, querystring: ProjectionQuerySchema, body: ResourceBodySchema, response: { 200: ScimResponse } } }, async (request, reply) =>
-          send(reply, await service.replace(scopeOf(request), kind, request.params.id, request.body as Resource, header(request, 'if-match')), request.query),
+          send(reply, await service.replace(scopeOf(request), kind, request.params.id, request.body, header(request, 'if-match')), request.query),
         );
         scim.patch(`${path}/:id`, { schema: { tags, summary: `Patch a ${kind}`, params: IdParams, querystring: ProjectionQuerySchema, body: PatchBodySchema, response: { 200: ScimResponse } } }, async (request, reply) =>
           send(reply, await service.patch(scopeOf(request), kind, request.params.id, request.body, header(request, 'if-match')), request.query),

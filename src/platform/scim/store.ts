@@ -122,7 +122,7 @@ export async function upsertUser(db: Db, row: Omit<UserRow, 'revision' | 'scim_r
     await db.insertInto('users').values(row).execute();
     return;
   }
-  const { id, created_at: _created, ...changes } = row;
+  const { id, ...changes } = row;
   await db
     .updateTable('users')
     .set({ ...changes, revision: sql<number>`revision + 1` })
