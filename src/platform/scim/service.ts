@@ -93,8 +93,8 @@ export function createScimService(options: ScimServiceOptions): ScimService {
     return row;
   };
 
-  const record = async (trx: Kysely<PlatformDatabase>, scope: ScimScope, kind: ResourceKind, action: string, id: string, before: unknown): Promise<Resource> => {
-    const after = kind === 'User' ? await store.findScimUser(trx, scope.provisioner.source, id) : await store.findScimGroup(trx, scope.provisioner.source, id);
+  const record = async (trx: Kysely<PlatformDatabase>, scope: ScimScope, kind: ResourceKind, action: string, id: string, before: unknown, written?: UserRow): Promise<Resource> => {
+    const after = written ?? (kind === 'User' ? await store.findScimUser(trx, scope.provisioner.source, id) : await store.findScimGroup(trx, scope.provisioner.source, id));
     const afterRecord = after === undefined ? null : kind === 'User' ? presentUser(after as UserRow) : await presentGroup(trx, after as GroupRow);
     await audit.record(trx, { actor: scope.actor, action, targetType: kind === 'User' ? 'user' : 'group', targetId: id, before, after: afterRecord });
     await changes.publish(trx as never, kind === 'User' ? TOPICS.users : TOPICS.groups);
@@ -108,7 +108,7 @@ export function createScimService(options: ScimServiceOptions): ScimService {
     const now = clock.now();
     if (kind === 'User') {
       const result = await writeUser(trx, { provisioner: scope.provisioner, existing: row as UserRow | undefined, resource, newId: ids.uuid(), now });
-      return record(trx, scope, kind, result.action, result.id, result.before);
+      return record(trx, scope, kind, result.action, result.id, result.before, result.row);
     }
     const before = row ? await presentGroup(trx, row as GroupRow) : null;
     const id = await writeGroup(trx, { provisioner: scope.provisioner, existing: row as GroupRow | undefined, resource, newId: ids.uuid(), now });

@@ -19,6 +19,8 @@ export interface UserWrite {
 
 export interface UserWriteResult {
   id: string;
+  /** The row as written (no need to read it back). */
+  row: UserRow;
   action: 'user.create' | 'user.adopt' | 'user.replace';
   before: User | null;
 }
@@ -43,23 +45,21 @@ export async function writeUser(trx: Kysely<PlatformDatabase>, write: UserWrite)
   }
   const id = target?.id ?? write.newId;
   if (owner !== undefined && owner.user_id !== id) throw new ScimError(409, `${provisioner.bindingAttribute} "${binding ?? ''}" already identifies another user`, 'uniqueness');
+  const stored = storable(resource, 'User');
+  const columns = {
+    id,
+    user_name: fields.user_name,
+    display_name: fields.display_name,
+    email: fields.email,
+    photo_url: fields.photo_url,
+    active: fields.active,
+    source: provisioner.source,
+    created_at: target?.created_at ?? now,
+    updated_at: now,
+  };
+  const row: UserRow = { ...columns, scim_resource: stored, revision: (target?.revision ?? 0) + 1 };
   try {
-    await upsertUser(
-      trx,
-      {
-        id,
-        user_name: fields.user_name,
-        display_name: fields.display_name,
-        email: fields.email,
-        photo_url: fields.photo_url,
-        active: fields.active,
-        source: provisioner.source,
-        scim_resource: JSON.stringify(storable(resource, 'User')),
-        created_at: target?.created_at ?? now,
-        updated_at: now,
-      },
-      target !== undefined,
-    );
+    await upsertUser(trx, { ...columns, scim_resource: JSON.stringify(stored) }, target !== undefined);
   } catch (error) {
     // the unique index on (source, lower(user_name)) decides, so two concurrent creates cannot both pass
     if ((error as { code?: unknown }).code === '23505') throw new ScimError(409, `userName "${fields.user_name}" is already taken`, 'uniqueness');
@@ -70,5 +70,5 @@ export async function writeUser(trx: Kysely<PlatformDatabase>, write: UserWrite)
       throw new ScimError(409, `${provisioner.bindingAttribute} "${binding ?? ''}" already identifies another user`, 'uniqueness');
     }
   }
-  return { id, action, before: target ? presentUser(target) : null };
+  return { id, row, action, before: target ? presentUser(target) : null };
 }
