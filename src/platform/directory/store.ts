@@ -171,6 +171,19 @@ export async function transitiveCounts(db: Db, groupIds: readonly string[]): Pro
   return new Map(result.rows.map((row) => [row.root, Number(row.count)]));
 }
 
+/** Which of `ancestorIds` have `groupId` at or below them: one recursive query for all of them. */
+export async function containersOf(db: Db, groupId: string, ancestorIds: readonly string[]): Promise<string[]> {
+  if (ancestorIds.length === 0) return [];
+  const result = await sql<{ root: string }>`
+    with recursive tree (root, id) as (
+      select id, id from groups where id in (${sql.join(ancestorIds.map((id) => sql`${id}::uuid`))})
+      union
+      select t.root, m.member_id from tree t join group_members m on m.group_id = t.id and m.member_type = 'group'
+    )
+    select distinct root from tree where id = ${groupId}::uuid`.execute(db);
+  return result.rows.map((row) => row.root);
+}
+
 /** Whether `groupId` is `ancestorId` or lies anywhere below it. */
 export async function isWithin(db: Db, groupId: string, ancestorId: string): Promise<boolean> {
   const result = await sql<{ found: boolean }>`

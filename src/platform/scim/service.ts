@@ -93,7 +93,7 @@ export function createScimService(options: ScimServiceOptions): ScimService {
     return row;
   };
 
-  const record = async (trx: Kysely<PlatformDatabase>, scope: ScimScope, kind: ResourceKind, action: string, id: string, before: unknown, written?: UserRow): Promise<Resource> => {
+  const record = async (trx: Kysely<PlatformDatabase>, scope: ScimScope, kind: ResourceKind, action: string, id: string, before: unknown, written?: UserRow | GroupRow): Promise<Resource> => {
     const after = written ?? (kind === 'User' ? await store.findScimUser(trx, scope.provisioner.source, id) : await store.findScimGroup(trx, scope.provisioner.source, id));
     const afterRecord = after === undefined ? null : kind === 'User' ? presentUser(after as UserRow) : await presentGroup(trx, after as GroupRow);
     await audit.record(trx, { actor: scope.actor, action, targetType: kind === 'User' ? 'user' : 'group', targetId: id, before, after: afterRecord });
@@ -111,8 +111,8 @@ export function createScimService(options: ScimServiceOptions): ScimService {
       return record(trx, scope, kind, result.action, result.id, result.before, result.row);
     }
     const before = row ? await presentGroup(trx, row as GroupRow) : null;
-    const id = await writeGroup(trx, { provisioner: scope.provisioner, existing: row as GroupRow | undefined, resource, newId: ids.uuid(), now });
-    return record(trx, scope, kind, row ? 'group.replace' : 'group.create', id, before);
+    const written = await writeGroup(trx, { provisioner: scope.provisioner, existing: row as GroupRow | undefined, resource, newId: ids.uuid(), now });
+    return record(trx, scope, kind, row ? 'group.replace' : 'group.create', written.id, before, written);
   };
 
   const currentResource = async (trx: Kysely<PlatformDatabase>, kind: ResourceKind, row: UserRow | GroupRow): Promise<Resource> => {

@@ -77,11 +77,12 @@ export async function membersOf(db: Db, groupIds: readonly string[]): Promise<{ 
 export async function kindsOf(db: Db, source: string, ids: readonly string[]): Promise<Map<string, 'user' | 'group'>> {
   const valid = ids.filter((id) => UUID.test(id));
   if (valid.length === 0) return new Map();
-  const [users, groups] = await Promise.all([
-    db.selectFrom('users').select('id').where('source', '=', source).where('id', 'in', valid).execute(),
-    db.selectFrom('groups').select('id').where('source', '=', source).where('id', 'in', valid).execute(),
-  ]);
-  return new Map([...users.map((row) => [row.id, 'user'] as const), ...groups.map((row) => [row.id, 'group'] as const)]);
+  const list = sql.join(valid.map((id) => sql`${id}::uuid`));
+  const result = await sql<{ id: string; kind: 'user' | 'group' }>`
+    select id, 'user' as kind from users where source = ${source} and id in (${list})
+    union all
+    select id, 'group' as kind from groups where source = ${source} and id in (${list})`.execute(db);
+  return new Map(result.rows.map((row) => [row.id, row.kind]));
 }
 
 /** The user an external id of an issuer names, with that user's source. */
