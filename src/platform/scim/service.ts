@@ -104,22 +104,24 @@ export function createScimService(options: ScimServiceOptions): ScimService {
   };
 
   /** Creates or replaces in one transaction: the write, its audit record and the change notice. */
-  const write = (scope: ScimScope, kind: ResourceKind, row: UserRow | GroupRow | undefined, resource: Resource) => async (trx: Kysely<PlatformDatabase>) => {
+  const write = (scope: ScimScope, kind: ResourceKind, row: UserRow | GroupRow | undefined, resource: Resource, currentMembers?: { type: 'user' | 'group'; id: string }[]) => async (trx: Kysely<PlatformDatabase>) => {
     const now = clock.now();
     if (kind === 'User') {
       const result = await writeUser(trx, { provisioner: scope.provisioner, existing: row as UserRow | undefined, resource, newId: ids.uuid(), now });
       return record(trx, scope, kind, result.action, result.id, result.before, result.row);
     }
     const before = row ? await presentGroup(trx, row as GroupRow) : null;
-    const written = await writeGroup(trx, { provisioner: scope.provisioner, existing: row as GroupRow | undefined, resource, newId: ids.uuid(), now });
+    const written = await writeGroup(trx, { provisioner: scope.provisioner, existing: row as GroupRow | undefined, resource, newId: ids.uuid(), now, ...(currentMembers && { currentMembers }) });
     return record(trx, scope, kind, row ? 'group.replace' : 'group.create', written.id, before, written);
   };
 
-  const currentResource = async (trx: Kysely<PlatformDatabase>, kind: ResourceKind, row: UserRow | GroupRow): Promise<Resource> => {
+  /** The resource a PATCH applies to, and (groups) the direct members it was built from. */
+  const currentResource = async (trx: Kysely<PlatformDatabase>, kind: ResourceKind, row: UserRow | GroupRow) => {
     const stored = { schemas: [kind === 'User' ? SCHEMAS.user : SCHEMAS.group], ...(row.scim_resource ?? {}), id: row.id };
-    if (kind === 'User') return { ...stored, userName: (row as UserRow).user_name, active: (row as UserRow).active };
+    if (kind === 'User') return { resource: { ...stored, userName: (row as UserRow).user_name, active: (row as UserRow).active } };
     const members = await store.membersOf(trx, [row.id]);
-    return { ...stored, displayName: (row as GroupRow).display_name, members: members.map((member) => ({ value: member.id, type: member.type === 'user' ? 'User' : 'Group' })) };
+    // members as {value} only: IdPs remove and compare by value, without the type this server adds
+    return { resource: { ...stored, displayName: (row as GroupRow).display_name, members: members.map((member) => ({ value: member.id })) }, members };
   };
 
   return {
@@ -153,8 +155,9 @@ export function createScimService(options: ScimServiceOptions): ScimService {
       const operations = canonicalOperations(body);
       return db.transaction().execute(async (trx) => {
         const row = await existing(trx, scope, kind, id, ifMatch);
-        const patched = applyPatch(await currentResource(trx, kind, row), operations);
-        return write(scope, kind, row, kind === 'User' ? storableUser(patched) : patched)(trx);
+        const current = await currentResource(trx, kind, row);
+        const patched = applyPatch(current.resource, operations);
+        return write(scope, kind, row, kind === 'User' ? storableUser(patched) : patched, current.members)(trx);
       });
     },
     remove: (scope, kind, id, ifMatch) =>

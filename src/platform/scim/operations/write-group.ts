@@ -12,6 +12,8 @@ export interface GroupWrite {
   resource: Resource;
   newId: string;
   now: Date;
+  /** The group's direct members when the caller has just read them (a PATCH), to spare reading them again. */
+  currentMembers?: { type: 'user' | 'group'; id: string }[];
 }
 
 /**
@@ -40,7 +42,7 @@ export async function writeGroup(trx: Kysely<PlatformDatabase>, write: GroupWrit
     throw error;
   }
 
-  const current = existing ? await membersOf(trx, [id]) : [];
+  const current = existing ? (write.currentMembers ?? (await membersOf(trx, [id]))) : [];
   const key = (member: { type: string; id: string }) => `${member.type}:${member.id}`;
   const wantedKeys = new Set(members.map(key));
   const currentKeys = new Set(current.map(key));
