@@ -6,12 +6,12 @@
  * straight into a fresh embedded database with multi-row INSERTs (the database's own ceiling).
  * Writes bench/results/platform-provisioning.json. Target: the sync in at most 60 s.
  */
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
-import { Agent, request } from 'undici';
 import { createDatabase } from '../src/core/db/database.js';
 import { createMigrator, migrateToLatest } from '../src/core/db/migrator.js';
 import { silentLogger } from '../src/core/telemetry/logger.js';
@@ -20,6 +20,7 @@ import { parsePlatformConfig } from '../src/platform/config.js';
 import type { PlatformDatabase } from '../src/platform/db.js';
 import { PLATFORM_MIGRATION_TABLE, platformMigrations } from '../src/platform/migrations/index.js';
 import { startOidcProvider } from './oidc.js';
+import { plan, type ClientOptions, type ClientResult } from './platform-provisioning-client.js';
 
 export interface ProvisioningOptions {
   users?: number;
@@ -48,25 +49,17 @@ export interface ProvisioningResult {
 const TOKEN = 'bench-scim-token-0123456789abcdef';
 const FANOUT = 10;
 
-/** Group i's parent is group floor((i - 1) / FANOUT): a tree about four levels deep. Each user sits in one group. */
-function plan(users: number, groups: number) {
-  const children = Array.from({ length: groups }, () => [] as number[]);
-  for (let index = 1; index < groups; index++) children[Math.floor((index - 1) / FANOUT)]?.push(index);
-  const usersOf = Array.from({ length: groups }, () => [] as number[]);
-  for (let index = 0; index < users; index++) usersOf[index % groups]?.push(index);
-  return { children, usersOf, memberships: users + groups - 1 };
-}
+const CLIENT = new URL('platform-provisioning-client.ts', import.meta.url).pathname;
 
-/** Runs `tasks` with at most `concurrency` at a time, in order of the list. */
-async function pool<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await task(item);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+/** The identity provider in a process of its own (tsx, IPC), so it does not share the platform's event loop. */
+function runClient(options: ClientOptions): Promise<ClientResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLIENT, JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result: ClientResult | undefined;
+    child.once('message', (message) => (result = message as ClientResult));
+    child.once('error', reject);
+    child.once('exit', (code) => (result ? resolve(result) : reject(new Error(`the SCIM client exited with ${String(code)} before reporting`))));
+  });
 }
 
 async function baseline(users: number, groups: number, now: Date): Promise<number> {
@@ -74,7 +67,7 @@ async function baseline(users: number, groups: number, now: Date): Promise<numbe
   const database = await createDatabase<PlatformDatabase>({ dataDir: join(directory, 'data') });
   try {
     await migrateToLatest(createMigrator(database.db as never, platformMigrations, PLATFORM_MIGRATION_TABLE));
-    const { children, usersOf } = plan(users, groups);
+    const { children, usersOf } = plan(users, groups, FANOUT);
     const userIds = Array.from({ length: users }, () => crypto.randomUUID());
     const groupIds = Array.from({ length: groups }, () => crypto.randomUUID());
     const started = performance.now();
@@ -117,60 +110,23 @@ export async function runProvisioningBench(options: ProvisioningOptions = {}): P
   const app = await buildPlatformApp({ config, logger: silentLogger });
   app.start();
   const address = await app.http.listen({ host: '127.0.0.1', port: 0 });
-  const agent = new Agent({ connections: concurrency, pipelining: 1 });
   const base = `${address}/scim/v2/bench`;
-  let requests = 0;
-  const call = async (method: 'POST' | 'PATCH', path: string, body: unknown): Promise<{ id: string }> => {
-    requests++;
-    const response = await request(`${base}${path}`, { method, dispatcher: agent, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/scim+json' }, body: JSON.stringify(body) });
-    const text = await response.body.text();
-    if (response.statusCode >= 300) throw new Error(`${method} ${path}: ${String(response.statusCode)} ${text}`);
-    return JSON.parse(text) as { id: string };
-  };
-
   try {
-    const { children, usersOf, memberships } = plan(users, groups);
-    const userIds: string[] = new Array<string>(users);
-    const groupIds: string[] = new Array<string>(groups);
-    const started = performance.now();
-    await pool([...userIds.keys()], concurrency, async (index) => {
-      const created = await call('POST', '/Users', {
-        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User', 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'],
-        userName: `user${index}@example.com`,
-        externalId: `ext-${index}`,
-        name: { givenName: 'User', familyName: String(index), formatted: `User ${index}` },
-        displayName: `User ${index}`,
-        emails: [{ value: `user${index}@example.com`, type: 'work', primary: true }],
-        active: true,
-        'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { department: `dept-${index % 50}` },
-      });
-      userIds[index] = created.id;
-    });
-    const usersDone = performance.now();
-    await pool([...groupIds.keys()], concurrency, async (index) => {
-      const created = await call('POST', '/Groups', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: `group-${index}`, externalId: `gext-${index}`, members: [] });
-      groupIds[index] = created.id;
-    });
-    const groupsDone = performance.now();
-    await pool([...groupIds.keys()], concurrency, async (index) => {
-      const value = [...(usersOf[index] ?? []).map((user) => ({ value: userIds[user] })), ...(children[index] ?? []).map((child) => ({ value: groupIds[child] }))];
-      await call('PATCH', `/Groups/${groupIds[index] ?? ''}`, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'add', path: 'members', value }] });
-    });
-    const finished = performance.now();
-
+    const { memberships } = plan(users, groups, FANOUT);
+    const sync = await runClient({ base, token: TOKEN, users, groups, concurrency, fanout: FANOUT });
     const [root] = (await sql<{ count: number }>`select count(*)::int as count from group_members`.execute(app.database.db)).rows;
     if (root?.count !== memberships) throw new Error(`expected ${String(memberships)} memberships, found ${String(root?.count)}`);
     const baselineSeconds = await baseline(users, groups, new Date());
-    const total = (finished - started) / 1000;
+    const total = sync.seconds.total;
     const result: ProvisioningResult = {
       date: new Date().toISOString(),
       users,
       groups,
       memberships,
       concurrency,
-      requests,
-      seconds: { users: round((usersDone - started) / 1000), groups: round((groupsDone - usersDone) / 1000), members: round((finished - groupsDone) / 1000), total: round(total) },
-      requestsPerSecond: round(requests / total),
+      requests: sync.requests,
+      seconds: sync.seconds,
+      requestsPerSecond: round(sync.requests / total),
       baseline: { description: 'the same rows inserted straight into a fresh embedded database in one transaction (multi-row INSERTs)', seconds: round(baselineSeconds) },
       ratioToBaseline: round(total / baselineSeconds),
       targetSeconds: 60,
@@ -186,7 +142,6 @@ export async function runProvisioningBench(options: ProvisioningOptions = {}): P
     }
     return result;
   } finally {
-    await agent.close();
     await app.close();
     await oidc.close();
     await rm(scratch, { recursive: true, force: true });
