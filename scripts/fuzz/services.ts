@@ -44,6 +44,17 @@ async function waitHealthy(port: number, child: ChildProcess & { log: () => stri
   throw new Error(`the service did not answer /health within ${String(START_TIMEOUT_MS / 1000)} s:\n${child.log()}`);
 }
 
+/**
+ * The esbuild service that tsx starts inside the service's own process tree to compile it from source: it
+ * belongs to this way of starting the service (a built `toolyard` has none), not to any workload.
+ */
+async function isSourceLoaderOf(service: number | undefined, pid: number, command: string): Promise<boolean> {
+  if (!/@esbuild\/.*--service/.test(command)) return false;
+  const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => '');
+  const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  return parent === service;
+}
+
 /** Live processes whose environment holds `marker` (Linux /proc; none elsewhere). */
 async function processesMarked(marker: string, except: number | undefined): Promise<{ pid: number; command: string }[]> {
   const entries = await readdir('/proc').catch(() => [] as string[]);
@@ -53,8 +64,9 @@ async function processesMarked(marker: string, except: number | undefined): Prom
     if (!Number.isInteger(pid) || pid === except) continue;
     const environ = await readFile(`/proc/${entry}/environ`, 'latin1').catch(() => '');
     if (!environ.split('\0').includes(marker)) continue;
-    const command = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    found.push({ pid, command: command.split('\0').join(' ').trim() });
+    const command = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).split('\0').join(' ').trim();
+    if (await isSourceLoaderOf(except, pid, command)) continue;
+    found.push({ pid, command });
   }
   return found;
 }

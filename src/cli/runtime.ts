@@ -18,6 +18,7 @@ export function registerRuntimeCommands(program: Command): void {
     .action(async (options: { address: string; allowRemote: boolean; tokenFile?: string }) => {
       await (await import('./runtime-serve.js')).serve(options);
     });
+  registerEnterpriseCommands(runtime);
   runtime.addCommand(
     new Command('supervise')
       .description('run the supervisor of one workload in the foreground (started by run and restart)')
@@ -81,5 +82,39 @@ export function registerRuntimeCommands(program: Command): void {
     .argument('<name>', 'workload name')
     .action(async (name: string) => {
       await (await import('./runtime-workloads.js')).exportConfig(name);
+    });
+}
+
+function registerEnterpriseCommands(runtime: Command): void {
+  const enterprise = runtime.command('enterprise').description("the platform's signed configuration this runtime applies (registry, non-registry servers)");
+  const format = () => new Option('--format <format>', 'output format').choices(['table', 'json']).default('table');
+  enterprise
+    .command('set')
+    .description('use the configuration of a platform: its base URL (discovery) or its configuration URL')
+    .argument('<url>', 'https://platform.example.com or https://platform.example.com/v1/configuration')
+    .option('--token-file <file>', 'file holding a bearer token for the fetch, if the platform needs one')
+    .addOption(format())
+    .action(async (url: string, options: { tokenFile?: string; format: 'table' | 'json' }) => {
+      await (await import('./runtime-enterprise.js')).set(url, options);
+    });
+  enterprise
+    .command('status')
+    .description('the platform, the directives applied, and which degraded mode applies and why')
+    .addOption(format())
+    .action(async (options: { format: 'table' | 'json' }) => {
+      await (await import('./runtime-enterprise.js')).status(options);
+    });
+  enterprise
+    .command('refresh')
+    .description('fetch the configuration now (a failure keeps the last valid one)')
+    .addOption(format())
+    .action(async (options: { format: 'table' | 'json' }) => {
+      await (await import('./runtime-enterprise.js')).refresh(options);
+    });
+  enterprise
+    .command('unset')
+    .description('stop applying an enterprise configuration')
+    .action(async () => {
+      await (await import('./runtime-enterprise.js')).unset();
     });
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import swaggerUi from '@fastify/swagger-ui';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
+import type { VerifiedToken } from '../core/auth/token-verifier.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { createChangeFeed, type ChangeFeed } from '../core/db/change-feed.js';
 import type { Database } from '../core/db/database.js';
@@ -23,6 +24,7 @@ import { registerScimFeature } from './scim/index.js';
 import { createPlatformAccess } from './identity/access.js';
 import { registerPlatformAuthentication } from './identity/authentication.js';
 import { createIdentityResolver } from './identity/resolver.js';
+import { registerKeysFeature, type KeysFeature } from './keys/index.js';
 import { PLATFORM_MIGRATION_TABLE, platformMigrations } from './migrations/index.js';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -42,12 +44,20 @@ export interface PlatformAppOptions {
   /** Least time between JWKS fetches caused by unknown key ids (default 30 s; tests shorten it). */
   jwksCooldownMs?: number;
   spanExporter?: SpanExporter;
+  /** Routes added after the features and before the app is ready (benchmarks and tests of the gateway steps). */
+  extraRoutes?: (context: PlatformContext, features: PlatformFeatures) => void;
+}
+
+/** What features hand to the ones that build on them (the gateways). */
+export interface PlatformFeatures {
+  keys: KeysFeature;
 }
 
 export interface PlatformApp {
   http: HttpApp;
   database: Database<PlatformDatabase>;
   changes: ChangeFeed;
+  features: PlatformFeatures;
   /** Starts background work (the change feed and what follows it). */
   start(): void;
   /** Marks the replica as going away: /readiness answers 503 from now on. */
@@ -94,7 +104,7 @@ export async function buildPlatformApp(options: PlatformAppOptions): Promise<Pla
   const access = createPlatformAccess(config.auth);
   const identity = createIdentityResolver({ db, clock, ids, config, audit });
   if (config.auth.mode === 'anonymous') await identity.ensureAnonymousUser();
-  registerPlatformAuthentication(http, {
+  const tokens = registerPlatformAuthentication(http, {
     config,
     clock,
     logger,
@@ -120,7 +130,8 @@ export async function buildPlatformApp(options: PlatformAppOptions): Promise<Pla
     lifecycle: { onStart: (task) => starts.push(task), onClose: (task) => closes.push(task) },
   };
   registerAuditRoutes(http, { audit: authorizeAudit(audit, access), access });
-  await registerFeatures(context);
+  const features = await registerFeatures(context, { verifyToken: tokens && ((token) => tokens.verify(token)) });
+  options.extraRoutes?.(context, features);
   await http.ready();
 
   let started = false;
@@ -128,6 +139,7 @@ export async function buildPlatformApp(options: PlatformAppOptions): Promise<Pla
     http,
     database,
     changes,
+    features,
     start() {
       if (started) return;
       started = true;
@@ -145,8 +157,10 @@ export async function buildPlatformApp(options: PlatformAppOptions): Promise<Pla
 }
 
 /** Each feature of the platform, in the order their routes are added. */
-async function registerFeatures(context: PlatformContext): Promise<void> {
+async function registerFeatures(context: PlatformContext, gateway: { verifyToken: ((token: string) => Promise<VerifiedToken>) | undefined }): Promise<PlatformFeatures> {
   registerDirectoryFeature(context);
   await registerScimFeature(context);
   await registerClientConfigFeature(context);
+  const keys = await registerKeysFeature(context, gateway);
+  return { keys };
 }

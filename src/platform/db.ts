@@ -1,6 +1,7 @@
 import type { AuditTables } from './audit/tables.js';
 import type { ClientConfigTables } from './client-config/tables.js';
 import type { DirectoryTables } from './directory/tables.js';
+import type { KeysTables } from './keys/tables.js';
 
 /** Every table of the platform's database; each feature declares its own in its tables.ts. */
-export type PlatformDatabase = AuditTables & ClientConfigTables & DirectoryTables;
+export type PlatformDatabase = AuditTables & ClientConfigTables & DirectoryTables & KeysTables;

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
 import type { HttpApp } from '../core/http/app.js';
+import { startEnterpriseRefresh } from './enterprise/scheduler.js';
 import { createRuntimeHttpApp } from './http/app.js';
+import { RUNTIME_VERSION } from './version.js';
 import { createRuntimeServices, type RuntimeServices, type RuntimeServicesOptions } from './services.js';
 
 export interface RuntimeAppOptions extends RuntimeServicesOptions {
@@ -15,8 +16,6 @@ export interface RuntimeApp extends RuntimeServices {
   close: () => Promise<void>;
 }
 
-export const RUNTIME_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-
 /**
  * Wires the local runtime API: files, services and the supervisor launcher behind the HTTP routes.
  * Workloads outlive the app: closing it stops serving, never the supervisors.
@@ -30,5 +29,13 @@ export async function buildRuntimeApp(options: RuntimeAppOptions): Promise<Runti
     boundHost: options.boundHost ?? '127.0.0.1',
     token: options.token,
   });
-  return { ...services, http, close: () => http.close() };
+  const refresh = startEnterpriseRefresh(services.enterprise, options.logger);
+  return {
+    ...services,
+    http,
+    close: () => {
+      refresh.stop();
+      return http.close();
+    },
+  };
 }

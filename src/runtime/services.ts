@@ -3,9 +3,12 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../core/clock.js';
 import { createClientService, type ClientService } from './clients/service.js';
 import { runningWorkload, withClientSync } from './clients/workload-sync.js';
+import { withEnterpriseRegistry, withEnterpriseRegistrySettings, withEnterpriseWorkloads } from './enterprise/enforce.js';
+import { createEnterpriseService, type EnterpriseService } from './enterprise/service.js';
 import { createPackageRuntimes, type PackageRuntimes } from './packages/index.js';
 import type { RuntimePaths } from './paths.js';
 import { createRegistryService, type RegistryService } from './registry/service.js';
+import { createSettingsStore } from './registry/settings.js';
 import { SHIPPED_CATALOG_PATH } from './registry/shipped.js';
 import { createSecretsService, type SecretsService } from './secrets/service.js';
 import { createGroupService, createGroupStore, type GroupService } from './workloads/groups.js';
@@ -14,6 +17,7 @@ import { createWorkloadService, type WorkloadService } from './workloads/service
 import { createWorkloadStore, type WorkloadStore } from './workloads/store.js';
 import type { SupervisorControl } from './workloads/supervision.js';
 import { createUpgradeService, type UpgradeService } from './workloads/upgrades.js';
+import { RUNTIME_VERSION } from './version.js';
 
 export interface RuntimeServicesOptions {
   paths: RuntimePaths;
@@ -38,6 +42,7 @@ export interface RuntimeServices {
   upgrades: UpgradeService;
   clients: ClientService;
   secrets: SecretsService;
+  enterprise: EnterpriseService;
 }
 
 /**
@@ -52,18 +57,26 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
   const packages = options.packages ?? createPackageRuntimes({ cacheDir: paths.cache, env, cwd: options.cwd });
   const secretsService = createSecretsService({ paths, env });
   const secrets = secretsService.reader();
-  const registry = createRegistryService({ paths, clock, logger, shippedCatalogPath: SHIPPED_CATALOG_PATH });
-  const workloads = createWorkloadService({
-    store,
-    groups: groupStore,
-    supervisor: options.supervisor ?? createSupervisorControl({ store, clock, env }),
-    packages,
-    secrets,
-    registry,
-    paths,
-    clock,
-    logger,
-  });
+  // the enterprise configuration decorates the registry and the workloads; their own rules stay theirs
+  const enterprise = createEnterpriseService({ paths, clock, logger, version: RUNTIME_VERSION });
+  const registry = withEnterpriseRegistry(
+    createRegistryService({ paths, clock, logger, shippedCatalogPath: SHIPPED_CATALOG_PATH, settings: withEnterpriseRegistrySettings(createSettingsStore(paths), enterprise) }),
+    enterprise,
+  );
+  const workloads = withEnterpriseWorkloads(
+    createWorkloadService({
+      store,
+      groups: groupStore,
+      supervisor: options.supervisor ?? createSupervisorControl({ store, clock, env }),
+      packages,
+      secrets,
+      registry,
+      paths,
+      clock,
+      logger,
+    }),
+    enterprise,
+  );
   const groups = createGroupService({ groups: groupStore, store, workloads });
   const clients = createClientService({
     paths,
@@ -76,5 +89,5 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
   });
   const synced = withClientSync({ workloads, groups }, clients, logger);
   const upgrades = createUpgradeService({ workloads: synced.workloads, registry, packages, secrets });
-  return { store, ...synced, registry, upgrades, clients, secrets: secretsService };
+  return { store, ...synced, registry, upgrades, clients, secrets: secretsService, enterprise };
 }

@@ -5,7 +5,7 @@ import type { Clock } from '../../src/core/clock.js';
 import type { TestDatabaseTarget } from '../../src/core/db/database-testing.js';
 import type { Ids } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
-import { buildPlatformApp, type PlatformApp } from '../../src/platform/app.js';
+import { buildPlatformApp, type PlatformApp, type PlatformAppOptions } from '../../src/platform/app.js';
 import { PLATFORM_ROLES, parsePlatformConfig, type PlatformConfig } from '../../src/platform/config.js';
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.js';
 
@@ -51,7 +51,9 @@ export async function startTestProvider(): Promise<OidcProvider> {
 }
 
 /** The real platform app on a fresh database of the given engine (PGlite in memory by default). */
-export async function createTestPlatform(options: { config?: Record<string, unknown>; target?: TestDatabaseTarget; clock?: Clock; ids?: Ids; changePollMs?: number } = {}): Promise<TestPlatform> {
+export async function createTestPlatform(
+  options: { config?: Record<string, unknown>; target?: TestDatabaseTarget; clock?: Clock; ids?: Ids; changePollMs?: number; extraRoutes?: PlatformAppOptions['extraRoutes'] } = {},
+): Promise<TestPlatform> {
   const created = options.target ? await options.target.create() : undefined;
   const config = platformConfig(options.config);
   const app = await buildPlatformApp({
@@ -62,6 +64,7 @@ export async function createTestPlatform(options: { config?: Record<string, unkn
     ...(options.clock && { clock: options.clock }),
     ...(options.ids && { ids: options.ids }),
     ...(options.changePollMs !== undefined && { changePollMs: options.changePollMs }),
+    ...(options.extraRoutes && { extraRoutes: options.extraRoutes }),
   });
   return {
     ...app,

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Clock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRuntimeApp, type RuntimeApp } from '../../src/runtime/app.js';
 import { runtimePaths } from '../../src/runtime/paths.js';
@@ -63,7 +64,7 @@ export interface TestRuntime {
 
 /** The real app on temp directories, with real supervisors or the fake above. */
 export async function testRuntime(
-  options: { supervisor: 'real' | 'fake'; env?: Record<string, string>; token?: string; boundHost?: string },
+  options: { supervisor: 'real' | 'fake'; env?: Record<string, string>; token?: string; boundHost?: string; clock?: Clock },
 ): Promise<TestRuntime> {
   const { dir, env } = await runtimeEnv(options.env);
   const paths = runtimePaths(env);
@@ -77,6 +78,7 @@ export async function testRuntime(
     ...(options.supervisor === 'fake' && { supervisor: fakeSupervisorControl(createWorkloadStore(paths)) }),
     ...(options.token !== undefined && { token: options.token }),
     ...(options.boundHost !== undefined && { boundHost: options.boundHost }),
+    ...(options.clock !== undefined && { clock: options.clock }),
   });
   return {
     app: built,

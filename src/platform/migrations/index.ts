@@ -2,12 +2,14 @@ import type { Migration } from 'kysely';
 import * as foundation from './001_foundation.js';
 import * as directory from './002_directory.js';
 import * as clientConfig from './003_client_config.js';
+import * as keys from './004_keys.js';
 
 /** In the order they apply; a feature adds its own file and line. */
 export const platformMigrations: Record<string, Migration> = {
   '001_foundation': foundation,
   '002_directory': directory,
   '003_client_config': clientConfig,
+  '004_keys': keys,
 };
 
 export const PLATFORM_MIGRATION_TABLE = 'platform_migrations';

@@ -5,6 +5,7 @@ import { createHttpApp, type HttpApp } from '../../core/http/app.js';
 import { registerGroupRoutes } from '../workloads/group-routes.js';
 import { API_PREFIX, registerWorkloadRoutes } from '../workloads/routes.js';
 import { registerClientRoutes } from '../clients/routes.js';
+import { registerEnterpriseRoutes } from '../enterprise/routes.js';
 import { registerRegistryRoutes } from '../registry/routes.js';
 import { registerSecretsRoutes } from '../secrets/routes.js';
 import type { RuntimeServices } from '../services.js';
@@ -55,6 +56,7 @@ export async function createRuntimeHttpApp(options: RuntimeHttpOptions): Promise
   registerRegistryRoutes(app, services);
   registerClientRoutes(app, services);
   registerSecretsRoutes(app, services);
+  registerEnterpriseRoutes(app, services);
   await app.ready();
   return app;
 }

@@ -18,7 +18,7 @@ import type {
   ServerLookup,
   SourceType,
 } from './schemas.js';
-import { activeSource, createSettingsStore, type ActiveSource } from './settings.js';
+import { activeSource, createSettingsStore, type ActiveSource, type SettingsStore } from './settings.js';
 import type { RegistryLookup } from './types.js';
 
 export const DEFAULT_REGISTRY = 'default';
@@ -47,6 +47,8 @@ export interface RegistryServiceOptions {
   fetchTimeoutMs?: number;
   /** How long a remote catalog is served from cache (default 1 h). */
   cacheTtlMs?: number;
+  /** Where the registry's source is read and saved (default: registry.json under the config directory). */
+  settings?: SettingsStore;
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
@@ -79,7 +81,7 @@ function entriesOf(catalog: Catalog): Pick<RegistryContent, 'servers' | 'remote_
 
 /** The configured registry (`default`): where it reads from, its entries, and the browse API's records. */
 export function createRegistryService(options: RegistryServiceOptions): RegistryService {
-  const settings = createSettingsStore(options.paths);
+  const settings = options.settings ?? createSettingsStore(options.paths);
   const fetchJson = createJsonFetcher({ ...(options.fetch && { fetch: options.fetch }), ...(options.fetchTimeoutMs !== undefined && { timeoutMs: options.fetchTimeoutMs }) });
   const source = createCatalogSource({ paths: options.paths, fetchJson, clock: options.clock, logger: options.logger, ...(options.cacheTtlMs !== undefined && { ttlMs: options.cacheTtlMs }) });
 
