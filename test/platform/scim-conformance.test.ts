@@ -428,6 +428,20 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
       expect((await fixture.scim('POST', '/Users', { userName: 'someone-else', externalId: 'sub-jit' })).body).toMatchObject({ status: '409', scimType: 'uniqueness' });
     });
 
+    it('deactivating a user refuses its own-data calls; deleting it revokes its keys', async () => {
+      const id = await fixture.scimUser('key-holder', { externalId: 'sub-key-holder' });
+      const token = await provider.mint({ sub: 'sub-key-holder' });
+      const created = await fixture.platform.call<{ key: { id: string; status: string } }>('POST', '/v1/me/keys', { token, body: { name: 'laptop' } });
+      expect(created.status).toBe(201);
+      await patch(`/Users/${id}`, [{ op: 'replace', path: 'active', value: false }]);
+      expect((await fixture.platform.call('GET', '/v1/me/keys', { token })).status).toBe(401);
+      await patch(`/Users/${id}`, [{ op: 'replace', path: 'active', value: true }]);
+      expect((await fixture.platform.call('GET', '/v1/me/keys', { token })).status).toBe(200);
+      expect((await fixture.scim('DELETE', `/Users/${id}`)).status).toBe(204);
+      const key = await fixture.platform.call<{ status: string }>('GET', `/v1/keys/${created.body.key.id}`, { token: admin });
+      expect(key.body.status).toBe('revoked');
+    });
+
     it('an inactive SCIM user resolves to 401', async () => {
       await fixture.scimUser('sub-inactive-user', { externalId: 'sub-inactive', active: false });
       await expect(resolver().resolve(actorOf('sub-inactive'))).rejects.toMatchObject({ status: 401 });
