@@ -85,15 +85,10 @@ export async function kindsOf(db: Db, source: string, ids: readonly string[]): P
   return new Map(result.rows.map((row) => [row.id, row.kind]));
 }
 
-/** The user an external id of an issuer names, with that user's source. */
-export async function identityOwner(db: Db, issuer: string, externalId: string): Promise<{ user_id: string; source: string } | undefined> {
-  return db
-    .selectFrom('user_identities')
-    .innerJoin('users', 'users.id', 'user_identities.user_id')
-    .select(['user_identities.user_id', 'users.source'])
-    .where('user_identities.issuer', '=', issuer)
-    .where('user_identities.external_id', '=', externalId)
-    .executeTakeFirst();
+/** The user an external id of an issuer names (a primary-key look-up: the common answer is none). */
+export async function identityOwner(db: Db, issuer: string, externalId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('user_identities').select('user_id').where('issuer', '=', issuer).where('external_id', '=', externalId).executeTakeFirst();
+  return row?.user_id;
 }
 
 /**

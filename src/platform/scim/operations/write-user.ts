@@ -35,16 +35,14 @@ export async function writeUser(trx: Kysely<PlatformDatabase>, write: UserWrite)
   let target = write.existing;
   let action: UserWriteResult['action'] = target ? 'user.replace' : 'user.create';
   const binding = provisioner.bindingAttribute === 'userName' ? fields.user_name : fields.externalId;
-  const owner = provisioner.issuer !== undefined && binding !== undefined ? await identityOwner(trx, provisioner.issuer, binding) : undefined;
+  const ownerId = provisioner.issuer !== undefined && binding !== undefined ? await identityOwner(trx, provisioner.issuer, binding) : undefined;
+  const owner = ownerId === undefined || target?.id === ownerId ? undefined : await findUser(trx, ownerId);
   if (!target && owner?.source === 'jit') {
-    const adopted = await findUser(trx, owner.user_id);
-    if (adopted) {
-      target = adopted;
-      action = 'user.adopt';
-    }
+    target = owner;
+    action = 'user.adopt';
   }
   const id = target?.id ?? write.newId;
-  if (owner !== undefined && owner.user_id !== id) throw new ScimError(409, `${provisioner.bindingAttribute} "${binding ?? ''}" already identifies another user`, 'uniqueness');
+  if (ownerId !== undefined && ownerId !== id) throw new ScimError(409, `${provisioner.bindingAttribute} "${binding ?? ''}" already identifies another user`, 'uniqueness');
   const stored = storable(resource, 'User');
   const columns = {
     id,
