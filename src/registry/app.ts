@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { LookupFunction } from 'node:net';
 import { hostname } from 'node:os';
 import swagger from '@fastify/swagger';
 import type { LevelWithSilent, Logger } from 'pino';
@@ -37,6 +38,7 @@ import { PackageRecordSchema, RegistrySchema, ServerRecordSchema, SourceSchema }
 import { ErrorSchema } from '../core/http/schemas.js';
 import { REGISTRY_MIGRATION_TABLE, registryMigrations } from './migrations/index.js';
 import { createSourceProvider, type ProviderOptions } from './sources/index.js';
+import { createSourceAccess } from './sources/access.js';
 import { createKubernetesWatchers, type KubernetesWatchers } from './sources/kubernetes/watchers.js';
 import { createSyncScheduler, type SyncScheduler } from './sync/scheduler.js';
 import { CATALOG_CHANNEL } from './sync/operations/write-source-entries.js';
@@ -51,6 +53,8 @@ export interface RegistryAppOptions {
   /** false: no background syncing (tests drive `scheduler.runDue()` themselves). */
   backgroundSync?: boolean;
   providerOptions?: ProviderOptions;
+  /** Answers the DNS questions of the sourceAccess checks instead of the system resolver (tests). */
+  lookup?: LookupFunction;
   /** Least time between JWKS fetches caused by unknown key ids (default 30 s; tests shorten it). */
   jwksCooldownMs?: number;
   /** Traces go to this exporter instead of telemetry.endpoint (tests). */
@@ -131,6 +135,7 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
   const metricsRegistry = createMetricsRegistry();
   const readModel = createCatalogReadModel({ db, logger });
   await readModel.refresh();
+  const access = createSourceAccess(config.sourceAccess, { ...(options.lookup && { lookup: options.lookup }) });
   const syncMetrics = traceSyncs(createSyncMetrics(metricsRegistry), tracing);
   const scheduler = createSyncScheduler({
     db,
@@ -141,7 +146,7 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
     leaseMs: parseDuration(config.sync.leaseDuration) ?? 30_000,
     pollMs: parseDuration(config.sync.pollInterval) ?? 1_000,
     concurrency: config.sync.concurrency,
-    providerFor: (kind, sourceConfig) => createSourceProvider(kind, sourceConfig, options.providerOptions),
+    providerFor: (kind, sourceConfig, creationType) => createSourceProvider(kind, sourceConfig, options.providerOptions, creationType === 'API' ? access : undefined),
     onCatalogChanged: () => readModel.refresh().catch((error: unknown) => logger.warn({ err: error }, 'cannot refresh the read model')),
   });
   const kubernetes = createKubernetesWatchers({
@@ -200,7 +205,7 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
       if (pending.length > 0) throw new UnavailableError(`migrations pending: ${pending.join(', ')}`);
     },
   });
-  const sourcesService = createSourcesService({ db, clock, events });
+  const sourcesService = createSourcesService({ db, clock, events, access });
   registerConsumerRoutes(http, createCatalogService({ readModel, access: createConsumerAccess(policy) }));
   registerAdminRoutes(http, {
     sources: authorizeSources(sourcesService, policy),

@@ -14,6 +14,7 @@ import {
   type SourceDefinition,
 } from '../sources/definition.js';
 import { catalogFromBytes } from '../sources/provider.js';
+import type { SourceAccess } from '../sources/access.js';
 import { markCatalogChanged } from '../sync/operations/write-source-entries.js';
 import { isForeignKeyViolation, isUniqueViolation } from './db-errors.js';
 import { presentSource, presentSourceEntries, type SourceEntryResource, type SourceResource } from './present.js';
@@ -62,8 +63,8 @@ export function sourceValues(name: string, definition: SourceDefinition, creatio
   };
 }
 
-export function createSourcesService(options: { db: Kysely<RegistryDatabase>; clock: Clock; events: CatalogEvents }): SourcesService {
-  const { db, clock, events } = options;
+export function createSourcesService(options: { db: Kysely<RegistryDatabase>; clock: Clock; events: CatalogEvents; access: SourceAccess }): SourcesService {
+  const { db, clock, events, access } = options;
 
   async function existing(name: string): Promise<store.SourceRow> {
     const row = await store.findSource(db, name);
@@ -92,6 +93,8 @@ export function createSourcesService(options: { db: Kysely<RegistryDatabase>; cl
     },
     async put(_caller, name, definition) {
       this.validate(name, definition);
+      const refused = await access.problems(definition);
+      if (refused.length > 0) throw new InvalidInputError(refused.join('; '));
       const values = sourceValues(name, definition, 'API');
       const current = await store.findSource(db, name);
       if (current) {

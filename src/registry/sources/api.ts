@@ -1,5 +1,6 @@
 import { addServers, CatalogFormatError, type ParsedCatalog } from './catalog-document.js';
-import { fetchText } from './http-fetch.js';
+import { fetchText, type NetworkAccess } from './http-fetch.js';
+import type { Fetch } from '../../core/net/address-guard.js';
 import { sha256, type SourceProvider } from './provider.js';
 import { createHash } from 'node:crypto';
 
@@ -10,6 +11,9 @@ export interface ApiSourceOptions {
   /** Backoff before a retry; tests shorten it. */
   backoffMs?: number;
   maxPages?: number;
+  /** Where requests may go; absent for the configuration's own sources. */
+  access?: NetworkAccess | undefined;
+  fetch?: Fetch | undefined;
 }
 
 /** Accepts a base URL with or without the API version and returns the list URL. */
@@ -38,6 +42,8 @@ export function createApiSource(options: ApiSourceOptions): SourceProvider {
         const body = await fetchText(url.toString(), {
           timeoutMs: options.timeoutMs,
           signal,
+          access: options.access,
+          fetch: options.fetch,
           ...(options.backoffMs !== undefined && { backoffMs: options.backoffMs }),
         });
         fingerprint.update(sha256(body));

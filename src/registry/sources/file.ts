@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { catalogFromBytes, redact, SourceFetchError, type SourceProvider } from './provider.js';
 import { fetchText } from './http-fetch.js';
+import type { Fetch } from '../../core/net/address-guard.js';
+import type { SourceAccess } from './access.js';
 
 export interface FileSourceOptions {
   path?: string | undefined;
@@ -9,12 +11,17 @@ export interface FileSourceOptions {
   timeoutMs: number;
   /** Backoff before retrying `url`; tests shorten it. */
   backoffMs?: number;
+  /** What a source created through the API may read; absent for the configuration's own sources. */
+  access?: SourceAccess | undefined;
+  fetch?: Fetch | undefined;
 }
 
 export function createFileSource(options: FileSourceOptions): SourceProvider {
   return {
     async fetch({ signal }) {
       if (options.path !== undefined) {
+        const refused = await options.access?.fileProblem('file.path', options.path);
+        if (refused !== undefined) throw new SourceFetchError(refused);
         try {
           return catalogFromBytes(await readFile(options.path), options.path);
         } catch (error) {
@@ -26,6 +33,8 @@ export function createFileSource(options: FileSourceOptions): SourceProvider {
         const body = await fetchText(options.url, {
           timeoutMs: options.timeoutMs,
           signal,
+          access: options.access,
+          fetch: options.fetch,
           ...(options.backoffMs !== undefined && { backoffMs: options.backoffMs }),
         });
         return catalogFromBytes(body, redact(options.url));

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { SourceAccess } from './access.js';
 import { catalogFromBytes, redact, SourceFetchError, type SourceProvider } from './provider.js';
 
 const run = promisify(execFile);
@@ -15,6 +16,8 @@ export interface GitSourceOptions {
   path: string;
   auth?: { username: string; passwordFile: string } | undefined;
   timeoutMs: number;
+  /** What a source created through the API may reach; absent for the configuration's own sources. */
+  access?: SourceAccess | undefined;
 }
 
 /**
@@ -25,6 +28,9 @@ export interface GitSourceOptions {
 export function createGitSource(options: GitSourceOptions): SourceProvider {
   return {
     async fetch({ signal }) {
+      // checked at every sync: a name may resolve elsewhere, a link may point elsewhere, than when the source was created
+      const refused = (await options.access?.gitProblem(options.repository)) ?? (options.auth && (await options.access?.fileProblem('git.auth.passwordFile', options.auth.passwordFile)));
+      if (refused) throw new SourceFetchError(redact(refused));
       const dir = await mkdtemp(join(tmpdir(), 'toolyard-git-'));
       try {
         const env = await gitEnvironment(options);
@@ -108,6 +114,13 @@ async function gitEnvironment(options: GitSourceOptions): Promise<NodeJS.Process
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_CONFIG_COUNT: '0',
   };
+  const settings: [string, string][] = [];
+  if (options.access) {
+    // git does its own DNS and follows its own redirects: allow only the permitted protocols, and no
+    // redirect, which could lead to an address that was never checked
+    settings.push(['protocol.allow', 'never'], ...options.access.gitProtocols.map((scheme): [string, string] => [`protocol.${scheme}.allow`, 'always']));
+    if (!options.access.privateNetworks) settings.push(['http.followRedirects', 'false']);
+  }
   if (options.auth) {
     let password: string;
     try {
@@ -116,8 +129,13 @@ async function gitEnvironment(options: GitSourceOptions): Promise<NodeJS.Process
       throw new SourceFetchError(`cannot read git.auth.passwordFile ${options.auth.passwordFile}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
     }
     const token = Buffer.from(`${options.auth.username}:${password}`).toString('base64');
-    Object.assign(env, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: `Authorization: Basic ${token}` });
+    settings.push(['http.extraHeader', `Authorization: Basic ${token}`]);
   }
+  env.GIT_CONFIG_COUNT = String(settings.length);
+  settings.forEach(([key, value], index) => {
+    env[`GIT_CONFIG_KEY_${index}`] = key;
+    env[`GIT_CONFIG_VALUE_${index}`] = value;
+  });
   return env;
 }
 

@@ -1,4 +1,16 @@
+import { fetch as undiciFetch, type Dispatcher, type Response } from 'undici';
+import { fetchFollowingRedirects, PrivateAddressError, type Fetch } from '../../core/net/address-guard.js';
 import { redact, SourceFetchError } from './provider.js';
+
+/** Where a source's requests may go: each URL and redirect target is checked, and so is every DNS answer. */
+export interface NetworkAccess {
+  /** Why a URL may not be asked (the first one or a redirect target), or undefined. */
+  urlProblem(url: URL): string | undefined;
+  /** Connections made through it refuse private DNS answers. */
+  dispatcher: Dispatcher | undefined;
+}
+
+const MAX_REDIRECTS = 5;
 
 export interface HttpFetchOptions {
   timeoutMs: number;
@@ -10,6 +22,10 @@ export interface HttpFetchOptions {
   headers?: Record<string, string>;
   /** Largest body accepted; a bigger one fails the fetch instead of filling memory. */
   maxBytes?: number;
+  /** Absent for sources of the configuration file, which may reach any address. */
+  access?: NetworkAccess | undefined;
+  /** Replaces the network (tests). */
+  fetch?: Fetch | undefined;
 }
 
 /** A catalog larger than this is not a catalog; it protects the server from a hostile upstream. */
@@ -26,10 +42,20 @@ export async function fetchText(url: string, options: HttpFetchOptions): Promise
     options.signal.throwIfAborted();
     const timeout = AbortSignal.timeout(options.timeoutMs);
     try {
-      const response = await fetch(url, {
-        signal: AbortSignal.any([options.signal, timeout]),
-        headers: { accept: 'application/json', ...options.headers },
-        redirect: 'follow',
+      const { response } = await fetchFollowingRedirects(new URL(url), {
+        fetch: options.fetch ?? undiciFetch,
+        init: {
+          signal: AbortSignal.any([options.signal, timeout]),
+          headers: { accept: 'application/json', ...options.headers },
+          ...(options.access?.dispatcher && { dispatcher: options.access.dispatcher }),
+        },
+        maxRedirects: MAX_REDIRECTS,
+        check: (target) => {
+          const problem = options.access?.urlProblem(target);
+          if (problem === undefined) return;
+          throw new SourceFetchError(target.href === url ? `${shown}: ${problem}` : `${shown} redirected to ${redact(target.href)}, which was refused: ${problem}`);
+        },
+        tooManyRedirects: () => new SourceFetchError(`${shown} redirected more than ${MAX_REDIRECTS} times`),
       });
       const body = await readLimited(response, options.maxBytes ?? MAX_BODY_BYTES, shown);
       if (response.ok) return body;
@@ -38,6 +64,9 @@ export async function fetchText(url: string, options: HttpFetchOptions): Promise
     } catch (error) {
       if (error instanceof SourceFetchError) throw error;
       if (options.signal.aborted) throw options.signal.reason;
+      // a DNS answer refused when connecting: a rule, not a transient failure, so no retry
+      const refused = causes(error).find((entry) => entry instanceof PrivateAddressError);
+      if (refused) throw new SourceFetchError(`${shown}: ${refused.message}`);
       lastProblem = timeout.aborted
         ? `${shown} did not answer within ${options.timeoutMs / 1000}s`
         : `${shown} could not be reached (${redact(describeNetworkError(error))})`;
@@ -69,6 +98,12 @@ async function readLimited(response: Response, maxBytes: number, shown: string):
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = error; typeof current === 'object' && current !== null && chain.length < 5; current = (current as { cause?: unknown }).cause) chain.push(current);
+  return chain;
 }
 
 function describeNetworkError(error: unknown): string {

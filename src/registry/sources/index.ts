@@ -5,6 +5,8 @@ import type { ApiSourceSchema, FileSourceSchema, GitSourceSchema } from './defin
 import { createFileSource } from './file.js';
 import { createGitSource } from './git.js';
 import type { SourceProvider } from './provider.js';
+import type { SourceAccess } from './access.js';
+import type { Fetch } from '../../core/net/address-guard.js';
 import type { Static } from '@sinclair/typebox';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -13,6 +15,8 @@ const DEFAULT_GIT_TIMEOUT_MS = 120_000;
 export interface ProviderOptions {
   /** Backoff before retrying an HTTP request; tests shorten it. */
   httpBackoffMs?: number;
+  /** Replaces the network for api and file.url sources (tests). */
+  fetch?: Fetch;
 }
 
 function timeout(value: string | undefined, fallback: number): number {
@@ -20,7 +24,13 @@ function timeout(value: string | undefined, fallback: number): number {
 }
 
 /** Builds the provider for a stored source definition of a synced kind. */
-export function createSourceProvider(kind: SourceKind, config: Record<string, unknown>, options: ProviderOptions = {}): SourceProvider {
+export function createSourceProvider(
+  kind: SourceKind,
+  config: Record<string, unknown>,
+  options: ProviderOptions = {},
+  /** The rules for a source created through the API; absent for the configuration file's own sources. */
+  access?: SourceAccess,
+): SourceProvider {
   switch (kind) {
     case 'git': {
       const git = config as Static<typeof GitSourceSchema>;
@@ -32,6 +42,7 @@ export function createSourceProvider(kind: SourceKind, config: Record<string, un
         path: git.path ?? 'registry.json',
         auth: git.auth,
         timeoutMs: timeout(git.timeout, DEFAULT_GIT_TIMEOUT_MS),
+        access,
       });
     }
     case 'api': {
@@ -39,6 +50,8 @@ export function createSourceProvider(kind: SourceKind, config: Record<string, un
       return createApiSource({
         endpoint: api.endpoint,
         timeoutMs: timeout(api.timeout, DEFAULT_TIMEOUT_MS),
+        access,
+        fetch: options.fetch,
         ...(options.httpBackoffMs !== undefined && { backoffMs: options.httpBackoffMs }),
       });
     }
@@ -49,6 +62,8 @@ export function createSourceProvider(kind: SourceKind, config: Record<string, un
         url: file.url,
         data: file.data,
         timeoutMs: timeout(file.timeout, DEFAULT_TIMEOUT_MS),
+        access,
+        fetch: options.fetch,
         ...(options.httpBackoffMs !== undefined && { backoffMs: options.httpBackoffMs }),
       });
     }

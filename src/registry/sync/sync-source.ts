@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
-import type { FilterConfig, RegistryDatabase, SourceKind } from '../db.js';
+import type { CreationType, FilterConfig, RegistryDatabase, SourceKind } from '../db.js';
 import { CatalogFormatError } from '../sources/catalog-document.js';
 import { SourceFetchError, sha256, type SourceProvider } from '../sources/provider.js';
 import type { IngestRecord } from '../sources/records.js';
@@ -22,7 +22,8 @@ export interface SyncDependencies {
   metrics: SyncMetrics;
   owner: string;
   leaseMs: number;
-  providerFor(kind: SourceKind, config: Record<string, unknown>): SourceProvider;
+  /** `creationType` says whose source it is: API sources are held to the sourceAccess rules. */
+  providerFor(kind: SourceKind, config: Record<string, unknown>, creationType: CreationType): SourceProvider;
   /** Called after a sync changed the catalog; resolves when this replica's read model shows it. */
   onCatalogChanged(): Promise<void>;
 }
@@ -35,7 +36,7 @@ export async function syncSource(deps: SyncDependencies, claim: ClaimedSync, shu
   const source = await db
     .selectFrom('sources')
     .innerJoin('source_sync', 'source_sync.source_name', 'sources.name')
-    .select(['kind', 'config', 'filter', 'claims', 'sync_interval_ms', 'content_hash'])
+    .select(['kind', 'config', 'filter', 'claims', 'sync_interval_ms', 'content_hash', 'creation_type'])
     .where('name', '=', claim.sourceName)
     .executeTakeFirst();
   if (!source) return 'lost';
@@ -59,7 +60,7 @@ export async function syncSource(deps: SyncDependencies, claim: ClaimedSync, shu
   });
   let result: SyncResult;
   try {
-    const fetched = await deps.providerFor(source.kind, source.config).fetch({ signal: abort.signal, logger });
+    const fetched = await deps.providerFor(source.kind, source.config, source.creation_type).fetch({ signal: abort.signal, logger });
     const contentHash = sha256(JSON.stringify([INGEST_FORMAT, fetched.fingerprint, source.filter, source.claims]));
     if (contentHash === source.content_hash) {
       result = await db.transaction().execute(async (trx) => {
