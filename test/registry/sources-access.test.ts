@@ -18,7 +18,7 @@ const catalog = (...names: string[]) => ({ version: '1.0.0', data: { servers: na
 /** A DNS that answers from a table; each name's answers are used in turn, the last one for good. */
 function fakeLookup(table: Record<string, string[]>): LookupFunction {
   const asked = new Map<string, number>();
-  return ((hostname: string, _options: unknown, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => {
+  return (hostname: string, _options: unknown, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => {
     const answers = table[hostname];
     if (answers === undefined) {
       callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
@@ -28,7 +28,7 @@ function fakeLookup(table: Record<string, string[]>): LookupFunction {
     asked.set(hostname, count + 1);
     const address = answers[Math.min(count, answers.length - 1)] ?? '';
     callback(null, [{ address, family: address.includes(':') ? 6 : 4 }]);
-  }) as unknown as LookupFunction;
+  };
 }
 
 describe('sourceAccess: what sources created through the API may read', () => {

@@ -41,7 +41,7 @@ export type DescribeRefusal = (host: string, address: string) => string;
  * answer that changes after an earlier check cannot slip through. `lookup` is replaceable for tests.
  */
 export function createGuardedLookup(options: { describe: DescribeRefusal; lookup?: LookupFunction }): LookupFunction {
-  const lookup = options.lookup ?? (dnsLookup as LookupFunction);
+  const lookup = options.lookup ?? (dnsLookup);
   return (hostname, lookupOptions, callback) => {
     lookup(hostname, { ...lookupOptions, all: true }, (error, answer) => {
       const addresses = error ? [] : (answer as unknown as LookupAddress[]);
@@ -61,7 +61,7 @@ export function createGuardedLookup(options: { describe: DescribeRefusal; lookup
  * The private address a host name stands for (a literal, `localhost`, or any DNS answer), or undefined.
  * A name that does not resolve is not refused here: the connection is checked again when it is made.
  */
-export async function findPrivateAddress(hostname: string, lookup: LookupFunction = dnsLookup as LookupFunction): Promise<string | undefined> {
+export async function findPrivateAddress(hostname: string, lookup: LookupFunction = dnsLookup): Promise<string | undefined> {
   const literal = privateHostLiteral(hostname);
   if (literal !== undefined) return literal;
   if (isIP(hostname.replace(/^\[|\]$/g, '')) !== 0) return undefined;
