@@ -7,6 +7,9 @@ import { markCatalogChanged } from '../sync/operations/write-source-entries.js';
 import { isForeignKeyViolation } from './db-errors.js';
 import { presentRegistry, presentRegistryEntry, type RegistryEntryResource, type RegistryResource } from './present.js';
 import * as store from './registries-store.js';
+import { pageOf, type Page } from './paging.js';
+import type { ListQuery } from '../http/schemas.js';
+import { decodeListCursor, encodeListCursor } from '../../core/http/cursor.js';
 import { checkResourceName, type CatalogEvents } from './sources-service.js';
 
 export interface RegistryBody {
@@ -15,11 +18,11 @@ export interface RegistryBody {
 }
 
 export interface RegistriesService {
-  list(caller: Caller): Promise<RegistryResource[]>;
+  list(caller: Caller, query: ListQuery): Promise<Page<RegistryResource>>;
   get(caller: Caller, name: string): Promise<RegistryResource>;
   put(caller: Caller, name: string, body: RegistryBody): Promise<{ registry: RegistryResource; created: boolean }>;
   delete(caller: Caller, name: string): Promise<void>;
-  entries(caller: Caller, name: string): Promise<RegistryEntryResource[]>;
+  entries(caller: Caller, name: string, query: ListQuery): Promise<Page<RegistryEntryResource>>;
   /** The shape and value rules of put (400), so a wrapper can apply them before its own checks. */
   validate(name: string, body: RegistryBody): Promise<void>;
 }
@@ -40,8 +43,10 @@ export function createRegistriesService(options: { db: Kysely<RegistryDatabase>;
   }
 
   return {
-    async list() {
-      return (await store.listRegistries(db)).map(presentRegistry);
+    async list(_caller, { cursor, limit }) {
+      const after = cursor === undefined ? undefined : decodeListCursor(cursor, 'registries', 1)[0];
+      const rows = await store.listRegistriesPage(db, { after, limit: limit + 1 });
+      return pageOf(rows.map(presentRegistry), limit, (last) => encodeListCursor('registries', [last.name]));
     },
     async get(_caller, name) {
       return presentRegistry(await existing(name));
@@ -80,9 +85,17 @@ export function createRegistriesService(options: { db: Kysely<RegistryDatabase>;
       });
       await events.catalogChanged();
     },
-    async entries(_caller, name) {
+    async entries(_caller, name, { cursor, limit }) {
       await existing(name);
-      return (await store.listRegistryEntries(db, name)).map(presentRegistryEntry);
+      const list = `registries/${name}/entries`;
+      const after = cursor === undefined ? undefined : entryKey(decodeListCursor(cursor, list, 4));
+      const rows = await store.listRegistryEntriesPage(db, name, { after, limit: limit + 1 });
+      return pageOf(rows.map(presentRegistryEntry), limit, (last) => encodeListCursor(list, [String(last.position), last.entryType, last.name, last.version]));
     },
   };
+}
+
+function entryKey([position, entryType, name, version]: string[]): store.RegistryEntryKey {
+  if (!/^\d{1,9}$/.test(position ?? '')) throw new InvalidInputError('cursor: not a cursor of this list; start again without one');
+  return [Number(position), entryType ?? '', name ?? '', version ?? ''];
 }

@@ -32,6 +32,13 @@ export async function listRegistries(db: Db): Promise<RegistryRow[]> {
   return withSources(db, rows);
 }
 
+/** Registries in name order after the name `after`. */
+export async function listRegistriesPage(db: Db, page: { after: string | undefined; limit: number }): Promise<RegistryRow[]> {
+  let query = db.selectFrom('registries').selectAll().orderBy(sql`name collate "C"`).limit(page.limit);
+  if (page.after !== undefined) query = query.where(sql<boolean>`name collate "C" > ${page.after}`);
+  return withSources(db, await query.execute());
+}
+
 export async function findRegistry(db: Db, name: string): Promise<RegistryRow | undefined> {
   const rows = await db.selectFrom('registries').selectAll().where('name', '=', name).execute();
   return (await withSources(db, rows))[0];
@@ -82,9 +89,11 @@ export interface RegistryEntryRow {
   updated_at: Date;
 }
 
-/** Every entry of every source of the registry, shadowed ones included. */
-export function listRegistryEntries(db: Db, registryName: string): Promise<RegistryEntryRow[]> {
-  return db
+export type RegistryEntryKey = [position: number, entryType: string, name: string, version: string];
+
+/** Every entry of every source of the registry, shadowed ones included, in source order, after `after`. */
+export function listRegistryEntriesPage(db: Db, registryName: string, page: { after: RegistryEntryKey | undefined; limit: number }): Promise<RegistryEntryRow[]> {
+  let query = db
     .selectFrom('registry_sources')
     .innerJoin('entries', 'entries.source_name', 'registry_sources.source_name')
     .select([
@@ -104,7 +113,12 @@ export function listRegistryEntries(db: Db, registryName: string): Promise<Regis
     .orderBy('entries.entry_type')
     .orderBy(sql`entries.name collate "C"`)
     .orderBy(sql`entries.version collate "C"`)
-    .execute();
+    .limit(page.limit);
+  if (page.after) {
+    const [position, entryType, name, version] = page.after;
+    query = query.where(sql<boolean>`(registry_sources.position, entries.entry_type, entries.name collate "C", entries.version collate "C") > (${position}, ${entryType}, ${name}, ${version})`);
+  }
+  return query.execute();
 }
 
 export interface SourceLink {

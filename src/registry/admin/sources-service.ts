@@ -19,14 +19,17 @@ import { markCatalogChanged } from '../sync/operations/write-source-entries.js';
 import { isForeignKeyViolation, isUniqueViolation } from './db-errors.js';
 import { presentSource, presentSourceEntries, type SourceEntryResource, type SourceResource } from './present.js';
 import * as store from './sources-store.js';
+import { pageOf, type Page } from './paging.js';
+import type { ListQuery } from '../http/schemas.js';
+import { decodeListCursor, encodeListCursor } from '../../core/http/cursor.js';
 import type { SourceValues } from './sources-store.js';
 
 export interface SourcesService {
-  list(caller: Caller): Promise<SourceResource[]>;
+  list(caller: Caller, query: ListQuery): Promise<Page<SourceResource>>;
   get(caller: Caller, name: string): Promise<SourceResource>;
   put(caller: Caller, name: string, definition: SourceDefinition): Promise<{ source: SourceResource; created: boolean }>;
   delete(caller: Caller, name: string): Promise<void>;
-  entries(caller: Caller, name: string): Promise<SourceEntryResource[]>;
+  entries(caller: Caller, name: string, query: ListQuery): Promise<Page<SourceEntryResource>>;
   requestSync(caller: Caller, name: string): Promise<void>;
   /** The shape and value rules of put (400), so a wrapper can apply them before its own checks. */
   validate(name: string, definition: SourceDefinition): void;
@@ -79,8 +82,10 @@ export function createSourcesService(options: { db: Kysely<RegistryDatabase>; cl
   }
 
   return {
-    async list() {
-      return (await store.listSources(db)).map(presentSource);
+    async list(_caller, { cursor, limit }) {
+      const after = cursor === undefined ? undefined : decodeListCursor(cursor, 'sources', 1)[0];
+      const rows = await store.listSourcesPage(db, { after, limit: limit + 1 });
+      return pageOf(rows.map(presentSource), limit, (last) => encodeListCursor('sources', [last.name]));
     },
     async get(_caller, name) {
       return presentSource(await existing(name));
@@ -138,9 +143,15 @@ export function createSourcesService(options: { db: Kysely<RegistryDatabase>; cl
       }
       await events.catalogChanged();
     },
-    async entries(_caller, name) {
+    async entries(_caller, name, { cursor, limit }) {
       await existing(name);
-      return presentSourceEntries(await store.listSourceEntries(db, name));
+      // the list names its source: a cursor of another source's entries is refused
+      const list = `sources/${name}/entries`;
+      const after = cursor === undefined ? undefined : (decodeListCursor(cursor, list, 2) as store.EntryKey);
+      const { rows, more } = await store.listSourceEntriesPage(db, name, { after, limit });
+      const items = presentSourceEntries(rows);
+      const last = items.at(-1);
+      return { items, nextCursor: more && last ? encodeListCursor(list, [last.entryType, last.name]) : undefined };
     },
     async requestSync(_caller, name) {
       const row = await existing(name);

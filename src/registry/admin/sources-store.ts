@@ -40,6 +40,13 @@ export function listSources(db: Db): Promise<SourceRow[]> {
   return sourcesQuery(db).orderBy('sources.name').execute();
 }
 
+/** Sources in name order after the name `after`; byte order, as names are compared in cursors. */
+export function listSourcesPage(db: Db, page: { after: string | undefined; limit: number }): Promise<SourceRow[]> {
+  let query = sourcesQuery(db).orderBy(sql`sources.name collate "C"`).limit(page.limit);
+  if (page.after !== undefined) query = query.where(sql<boolean>`sources.name collate "C" > ${page.after}`);
+  return query.execute();
+}
+
 export function findSource(db: Db, name: string): Promise<SourceRow | undefined> {
   return sourcesQuery(db).where('sources.name', '=', name).executeTakeFirst();
 }
@@ -139,13 +146,35 @@ export interface SourceEntryRow {
   updated_at: Date;
 }
 
-export function listSourceEntries(db: Db, sourceName: string): Promise<SourceEntryRow[]> {
-  return db
+export type EntryKey = [entryType: string, name: string];
+
+/**
+ * The versions of up to `limit` entries (type and name) of a source, after the entry `after`, so that
+ * an entry's versions are never split over two pages; `more` says whether entries follow.
+ */
+export async function listSourceEntriesPage(db: Db, sourceName: string, page: { after: EntryKey | undefined; limit: number }): Promise<{ rows: SourceEntryRow[]; more: boolean }> {
+  let keys = db
+    .selectFrom('entries')
+    .select(['entry_type', 'name'])
+    .where('source_name', '=', sourceName)
+    .groupBy(['entry_type', 'name'])
+    .orderBy('entry_type')
+    .orderBy(sql`name collate "C"`)
+    .limit(page.limit + 1);
+  if (page.after) keys = keys.where(sql<boolean>`(entry_type, name collate "C") > (${page.after[0]}, ${page.after[1]})`);
+  const found = await keys.execute();
+  const first = found[0];
+  const last = found[Math.min(page.limit, found.length) - 1];
+  if (!first || !last) return { rows: [], more: false };
+  const rows = await db
     .selectFrom('entries')
     .select(['entry_type', 'name', 'version', 'title', 'description', 'claims', 'created_at', 'updated_at'])
     .where('source_name', '=', sourceName)
+    .where(sql<boolean>`(entry_type, name collate "C") >= (${first.entry_type}, ${first.name})`)
+    .where(sql<boolean>`(entry_type, name collate "C") <= (${last.entry_type}, ${last.name})`)
     .orderBy('entry_type')
     .orderBy(sql`name collate "C"`)
     .orderBy(sql`version collate "C"`)
     .execute();
+  return { rows, more: found.length > page.limit };
 }

@@ -1,5 +1,6 @@
 import type { Caller } from '../../core/auth/caller.js';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors.js';
+import type { Page } from '../admin/paging.js';
 import type { Claims } from '../db.js';
 import { readPublishedRecord, type EntriesService } from '../admin/entries-service.js';
 import type { RegistriesService } from '../admin/registries-service.js';
@@ -46,13 +47,18 @@ function visibilityGuards<T extends { claims: Claims }>(kind: string, get: (call
   };
 }
 
+/** Hidden items leave the page; its cursor still follows the last item read, so no visible one is skipped. */
+function visibleItems<T>(page: Page<T>, canSee: (item: T) => boolean): Page<T> {
+  return { items: page.items.filter(canSee), nextCursor: page.nextCursor };
+}
+
 export function authorizeSources(inner: SourcesService, policy: AccessPolicy): SourcesService {
   const { visible, checkReplace } = visibilityGuards('source', (caller, name) => inner.get(caller, name), policy);
   return {
     validate: (name, definition) => inner.validate(name, definition),
-    async list(caller) {
+    async list(caller, query) {
       policy.requireRole(caller, 'manageSources');
-      return (await inner.list(caller)).filter((source) => policy.canSee(caller, source.claims));
+      return visibleItems(await inner.list(caller, query), (source) => policy.canSee(caller, source.claims));
     },
     async get(caller, name) {
       policy.requireRole(caller, 'manageSources');
@@ -69,10 +75,10 @@ export function authorizeSources(inner: SourcesService, policy: AccessPolicy): S
       await visible(caller, name);
       await inner.delete(caller, name);
     },
-    async entries(caller, name) {
+    async entries(caller, name, query) {
       policy.requireRole(caller, 'manageSources');
       await visible(caller, name);
-      return inner.entries(caller, name);
+      return inner.entries(caller, name, query);
     },
     async requestSync(caller, name) {
       policy.requireRole(caller, 'manageSources');
@@ -86,8 +92,8 @@ export function authorizeRegistries(inner: RegistriesService, sources: SourcesSe
   const { visible, checkReplace } = visibilityGuards('registry', (caller, name) => inner.get(caller, name), policy);
   return {
     validate: (name, body) => inner.validate(name, body),
-    async list(caller) {
-      return (await inner.list(caller)).filter((registry) => policy.canSee(caller, registry.claims));
+    async list(caller, query) {
+      return visibleItems(await inner.list(caller, query), (registry) => policy.canSee(caller, registry.claims));
     },
     get: visible,
     async put(caller, name, body) {
@@ -105,10 +111,10 @@ export function authorizeRegistries(inner: RegistriesService, sources: SourcesSe
       await visible(caller, name);
       await inner.delete(caller, name);
     },
-    async entries(caller, name) {
+    async entries(caller, name, query) {
       policy.requireRole(caller, 'manageRegistries');
       await visible(caller, name);
-      return (await inner.entries(caller, name)).filter((entry) => policy.canSee(caller, entry.claims));
+      return visibleItems(await inner.entries(caller, name, query), (entry) => policy.canSee(caller, entry.claims));
     },
   };
 }

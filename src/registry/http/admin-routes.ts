@@ -7,8 +7,11 @@ import type { RegistriesService } from '../admin/registries-service.js';
 import type { SourcesService } from '../admin/sources-service.js';
 import { SourceDefinitionSchema } from '../sources/definition.js';
 import { callerOf } from './caller.js';
+import type { Page } from '../admin/paging.js';
 import {
+  AdminListQuerySchema,
   ClaimsBodySchema,
+  ListMetadataSchema,
   EntryParams,
   EntryVersionParams,
   NameParams,
@@ -34,12 +37,21 @@ const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: Erro
 const Message = Type.Object({ message: Type.String() });
 const Empty = Type.Object({});
 
+function metadataOf(page: Page<unknown>): { count: number; nextCursor?: string } {
+  return { count: page.items.length, ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }) };
+}
+
 export function registerAdminRoutes(app: HttpApp, services: AdminServices): void {
   const { sources, registries, entries } = services;
 
-  app.get('/v1/sources', { schema: { tags: ['sources'], summary: 'List sources', response: { 200: Type.Object({ sources: Type.Array(ref(SourceSchema)) }), ...errors } } }, async (request) => ({
-    sources: await sources.list(callerOf(request)),
-  }));
+  app.get(
+    '/v1/sources',
+    { schema: { tags: ['sources'], summary: 'List sources', querystring: AdminListQuerySchema, response: { 200: Type.Object({ sources: Type.Array(ref(SourceSchema)), metadata: ListMetadataSchema }), ...errors } } },
+    async (request) => {
+      const page = await sources.list(callerOf(request), request.query);
+      return { sources: page.items, metadata: metadataOf(page) };
+    },
+  );
   app.get('/v1/sources/:name', { schema: { tags: ['sources'], summary: 'Get a source', params: NameParams, response: { 200: ref(SourceSchema), ...errors } } }, (request) =>
     sources.get(callerOf(request), request.params.name),
   );
@@ -65,8 +77,19 @@ export function registerAdminRoutes(app: HttpApp, services: AdminServices): void
   });
   app.get(
     '/v1/sources/:name/entries',
-    { schema: { tags: ['sources'], summary: 'List the entries of a source', params: NameParams, response: { 200: Type.Object({ entries: Type.Array(SourceEntrySchema) }), ...errors } } },
-    async (request) => ({ entries: await sources.entries(callerOf(request), request.params.name) }),
+    {
+      schema: {
+        tags: ['sources'],
+        summary: 'List the entries of a source (a page holds whole entries, each with all its versions)',
+        params: NameParams,
+        querystring: AdminListQuerySchema,
+        response: { 200: Type.Object({ entries: Type.Array(SourceEntrySchema), metadata: ListMetadataSchema }), ...errors },
+      },
+    },
+    async (request) => {
+      const page = await sources.entries(callerOf(request), request.params.name, request.query);
+      return { entries: page.items, metadata: metadataOf(page) };
+    },
   );
   app.post(
     '/v1/sources/:name/sync',
@@ -77,9 +100,14 @@ export function registerAdminRoutes(app: HttpApp, services: AdminServices): void
     },
   );
 
-  app.get('/v1/registries', { schema: { tags: ['registries'], summary: 'List registries', response: { 200: Type.Object({ registries: Type.Array(ref(RegistrySchema)) }), ...errors } } }, async (request) => ({
-    registries: await registries.list(callerOf(request)),
-  }));
+  app.get(
+    '/v1/registries',
+    { schema: { tags: ['registries'], summary: 'List registries', querystring: AdminListQuerySchema, response: { 200: Type.Object({ registries: Type.Array(ref(RegistrySchema)), metadata: ListMetadataSchema }), ...errors } } },
+    async (request) => {
+      const page = await registries.list(callerOf(request), request.query);
+      return { registries: page.items, metadata: metadataOf(page) };
+    },
+  );
   app.get('/v1/registries/:name', { schema: { tags: ['registries'], summary: 'Get a registry', params: NameParams, response: { 200: ref(RegistrySchema), ...errors } } }, (request) =>
     registries.get(callerOf(request), request.params.name),
   );
@@ -110,10 +138,14 @@ export function registerAdminRoutes(app: HttpApp, services: AdminServices): void
         tags: ['registries'],
         summary: 'List every entry of every source of a registry, shadowed ones included',
         params: NameParams,
-        response: { 200: Type.Object({ entries: Type.Array(RegistryEntrySchema) }), ...errors },
+        querystring: AdminListQuerySchema,
+        response: { 200: Type.Object({ entries: Type.Array(RegistryEntrySchema), metadata: ListMetadataSchema }), ...errors },
       },
     },
-    async (request) => ({ entries: await registries.entries(callerOf(request), request.params.name) }),
+    async (request) => {
+      const page = await registries.entries(callerOf(request), request.params.name, request.query);
+      return { entries: page.items, metadata: metadataOf(page) };
+    },
   );
 
   app.post('/v1/entries', { schema: { tags: ['entries'], summary: 'Publish an entry version to the managed source', body: PublishBodySchema, response: { 201: Empty, ...errors } } }, async (request, reply) => {

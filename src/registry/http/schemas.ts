@@ -55,6 +55,20 @@ export const ServerListQuerySchema = Type.Object({
   updated_since: Type.Optional(Type.String({ description: 'RFC 3339 time: only records updated at or after it' })),
 });
 
+export const ADMIN_PAGE_LIMIT = { default: 100, maximum: 500 };
+
+export const AdminListQuerySchema = Type.Object({
+  cursor: Type.Optional(Type.String({ description: 'metadata.nextCursor of the previous page' })),
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: ADMIN_PAGE_LIMIT.maximum,
+    default: ADMIN_PAGE_LIMIT.default,
+    description: `page size, 1 to ${ADMIN_PAGE_LIMIT.maximum}; a page holds fewer items when some are hidden from the caller, so follow metadata.nextCursor until it is absent`,
+  }),
+});
+
+export type ListQuery = Static<typeof AdminListQuerySchema>;
+
 export const PackageListQuerySchema = Type.Object({
   cursor: Type.Optional(Type.String()),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'page size, 1 to 100' }),
