@@ -3,8 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
-import { createGitSource, type GitSourceOptions } from '../../src/registry/sources/git.js';
-import { sha256, SourceFetchError } from '../../src/registry/sources/provider.js';
+import { createGitSource, type GitSourceOptions } from '../../src/registry/sources/providers/git.js';
+import { sha256, SourceFetchError } from '../../src/registry/sources/providers/provider.js';
 import { createRepository, createTempDir, git, serveGitOverHttp, type GitHttpServer, type TempDir } from '../helpers/git.js';
 
 const catalog = (...names: string[]) => JSON.stringify({ version: '1.0.0', data: { servers: names.map((name) => ({ name, version: '1.0.0' })) } }, null, 2);

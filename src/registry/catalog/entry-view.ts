@@ -1,5 +1,5 @@
-import type { Claims, EntryType } from '../db.js';
-import { OFFICIAL_META } from '../sources/records.js';
+import type { Claims, EntryType } from '../tables.js';
+import { OFFICIAL_META } from '../sources/providers/records.js';
 
 /** One stored entry version as the read model holds it, with its consumer JSON serialized once. */
 export interface EntryView {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Claims, EntryType, RegistryDatabase } from '../db.js';
+import type { Claims, EntryType, RegistryDatabase } from '../tables.js';
 import { toEntryView, type EntryView, type StoredEntry } from './entry-view.js';
 import { compareKeys, compareNewestFirst } from './versions.js';
 import { canonicalJson } from '../../core/canonical-json.js';

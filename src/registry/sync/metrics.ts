@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { Counter, Gauge, Histogram, type Registry } from '../../core/telemetry/metrics.js';
-import type { RegistryDatabase } from '../db.js';
+import type { RegistryDatabase } from '../tables.js';
 
 export interface SyncMetrics {
   duration: Histogram<'source' | 'outcome'>;

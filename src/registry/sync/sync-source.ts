@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
-import type { CreationType, FilterConfig, RegistryDatabase, SourceKind } from '../db.js';
-import { CatalogFormatError } from '../sources/catalog-document.js';
-import { SourceFetchError, sha256, type SourceProvider } from '../sources/provider.js';
-import type { IngestRecord } from '../sources/records.js';
+import type { CreationType, FilterConfig, RegistryDatabase, SourceKind } from '../tables.js';
+import { CatalogFormatError } from '../sources/providers/catalog-document.js';
+import { SourceFetchError, sha256, type SourceProvider } from '../sources/providers/provider.js';
+import type { IngestRecord } from '../sources/providers/records.js';
 import { createEntryFilter } from './filter.js';
 import { releaseLease, renewLease, type ClaimedSync } from './operations/claim-due-sources.js';
 import { lockOwnSync, recordSyncFailure, recordSyncSuccess, type SyncOutcome } from './operations/record-sync-outcome.js';

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import type { RegistryDatabase } from '../../db.js';
+import type { RegistryDatabase } from '../../tables.js';
 
 export interface ClaimedSync {
   sourceName: string;

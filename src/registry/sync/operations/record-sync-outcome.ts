@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import type { RegistryDatabase } from '../../db.js';
+import type { RegistryDatabase } from '../../tables.js';
 import type { EntryCounts } from './write-source-entries.js';
 
 export interface SyncOutcome {

@@ -2,15 +2,15 @@ import type { Kysely } from 'kysely';
 import type { Caller } from '../../core/auth/caller.js';
 import type { Clock } from '../../core/clock.js';
 import { ForbiddenError, InvalidInputError, NotFoundError, ConflictError } from '../../core/errors.js';
-import type { Claims, RegistryDatabase } from '../db.js';
+import type { Claims, RegistryDatabase } from '../tables.js';
 import { markCatalogChanged } from '../sync/operations/write-source-entries.js';
-import { isForeignKeyViolation } from './db-errors.js';
-import { presentRegistry, presentRegistryEntry, type RegistryEntryResource, type RegistryResource } from './present.js';
-import * as store from './registries-store.js';
-import { pageOf, type Page } from './paging.js';
-import type { ListQuery } from '../http/schemas.js';
+import { isForeignKeyViolation } from '../db-errors.js';
+import { presentRegistry, presentRegistryEntry, type RegistryEntryResource, type RegistryResource } from '../sources/present.js';
+import * as store from './store.js';
+import { pageOf, type Page } from '../http/paging.js';
+import type { ListQuery } from '../catalog/schemas.js';
 import { decodeListCursor, encodeListCursor } from '../../core/http/cursor.js';
-import { checkResourceName, type CatalogEvents } from './sources-service.js';
+import { checkResourceName, type CatalogEvents } from '../sources/service.js';
 
 export interface RegistryBody {
   sources?: string[] | undefined;

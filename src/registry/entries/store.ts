@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Claims, EntryType, RegistryDatabase } from '../db.js';
-import type { IngestRecord } from '../sources/records.js';
+import type { Claims, EntryType, RegistryDatabase } from '../tables.js';
+import type { IngestRecord } from '../sources/providers/records.js';
 import { createHash } from 'node:crypto';
 
 type Db = Kysely<RegistryDatabase> | Transaction<RegistryDatabase>;

@@ -1,5 +1,5 @@
 import { fetch as undiciFetch, type Dispatcher, type Response } from 'undici';
-import { fetchFollowingRedirects, PrivateAddressError, type Fetch } from '../../core/net/address-guard.js';
+import { fetchFollowingRedirects, PrivateAddressError, type Fetch } from '../../../core/net/address-guard.js';
 import { redact, SourceFetchError } from './provider.js';
 
 /** Where a source's requests may go: each URL and redirect target is checked, and so is every DNS answer. */

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Claims, CreationType, EntryType, RegistryDatabase } from '../db.js';
+import type { Claims, CreationType, EntryType, RegistryDatabase } from '../tables.js';
 
 type Db = Kysely<RegistryDatabase> | Transaction<RegistryDatabase>;
 

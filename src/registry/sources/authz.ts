@@ -1,11 +1,11 @@
 import type { Caller } from '../../core/auth/caller.js';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors.js';
-import type { Page } from '../admin/paging.js';
-import type { Claims } from '../db.js';
-import { readPublishedRecord, type EntriesService } from '../admin/entries-service.js';
-import type { RegistriesService } from '../admin/registries-service.js';
-import type { SourcesService } from '../admin/sources-service.js';
-import type { AccessPolicy } from './policy.js';
+import type { Page } from '../http/paging.js';
+import type { Claims } from '../tables.js';
+import { readPublishedRecord, type EntriesService } from '../entries/service.js';
+import type { RegistriesService } from '../registries/service.js';
+import type { SourcesService } from './service.js';
+import type { AccessPolicy } from '../identity/policy.js';
 
 /*
  * Authorization wraps each admin service with the same interface. Order of checks on writes: the

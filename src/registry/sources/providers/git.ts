@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { SourceAccess } from './access.js';
+import type { SourceAccess } from '../access.js';
 import { catalogFromBytes, redact, SourceFetchError, type SourceProvider } from './provider.js';
 
 const run = promisify(execFile);

@@ -1,10 +1,10 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Clock } from '../../../core/clock.js';
-import type { RegistryDatabase } from '../../db.js';
-import { lockOwnSync } from '../../sync/operations/record-sync-outcome.js';
-import { countRecords, keyOf, writeSourceEntries } from '../../sync/operations/write-source-entries.js';
+import type { Clock } from '../../../../core/clock.js';
+import type { RegistryDatabase } from '../../../tables.js';
+import { lockOwnSync } from '../../../sync/operations/record-sync-outcome.js';
+import { countRecords, keyOf, writeSourceEntries } from '../../../sync/operations/write-source-entries.js';
 import type { IngestRecord } from '../records.js';
 import { Collection, collectionTargets } from './collection.js';
 import { exportedEntry } from './objects.js';

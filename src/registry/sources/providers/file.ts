@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { catalogFromBytes, redact, SourceFetchError, type SourceProvider } from './provider.js';
 import { fetchText } from './http-fetch.js';
-import type { Fetch } from '../../core/net/address-guard.js';
-import type { SourceAccess } from './access.js';
+import type { Fetch } from '../../../core/net/address-guard.js';
+import type { SourceAccess } from '../access.js';
 
 export interface FileSourceOptions {
   path?: string | undefined;

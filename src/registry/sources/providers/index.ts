@@ -1,12 +1,12 @@
-import { parseDuration } from '../../core/config/duration.js';
-import type { SourceKind } from '../db.js';
+import { parseDuration } from '../../../core/config/duration.js';
+import type { SourceKind } from '../../tables.js';
 import { createApiSource } from './api.js';
-import type { ApiSourceSchema, FileSourceSchema, GitSourceSchema } from './definition.js';
+import type { ApiSourceSchema, FileSourceSchema, GitSourceSchema } from '../definition.js';
 import { createFileSource } from './file.js';
 import { createGitSource } from './git.js';
 import type { SourceProvider } from './provider.js';
-import type { SourceAccess } from './access.js';
-import type { Fetch } from '../../core/net/address-guard.js';
+import type { SourceAccess } from '../access.js';
+import type { Fetch } from '../../../core/net/address-guard.js';
 import type { Static } from '@sinclair/typebox';
 
 const DEFAULT_TIMEOUT_MS = 30_000;

@@ -3,8 +3,8 @@ import type { Caller } from '../../core/auth/caller.js';
 import { formatDuration, parseDuration } from '../../core/config/duration.js';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
-import type { RegistryDatabase } from '../db.js';
-import { CatalogFormatError } from '../sources/catalog-document.js';
+import type { RegistryDatabase } from '../tables.js';
+import { CatalogFormatError } from './providers/catalog-document.js';
 import {
   DEFAULT_SYNC_INTERVAL,
   SYNCED_KINDS,
@@ -12,17 +12,17 @@ import {
   normalizeFilter,
   sourceKindOf,
   type SourceDefinition,
-} from '../sources/definition.js';
-import { catalogFromBytes } from '../sources/provider.js';
-import type { SourceAccess } from '../sources/access.js';
+} from './definition.js';
+import { catalogFromBytes } from './providers/provider.js';
+import type { SourceAccess } from './access.js';
 import { markCatalogChanged } from '../sync/operations/write-source-entries.js';
-import { isForeignKeyViolation, isUniqueViolation } from './db-errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../db-errors.js';
 import { presentSource, presentSourceEntries, type SourceEntryResource, type SourceResource } from './present.js';
-import * as store from './sources-store.js';
-import { pageOf, type Page } from './paging.js';
-import type { ListQuery } from '../http/schemas.js';
+import * as store from './store.js';
+import { pageOf, type Page } from '../http/paging.js';
+import type { ListQuery } from '../catalog/schemas.js';
 import { decodeListCursor, encodeListCursor } from '../../core/http/cursor.js';
-import type { SourceValues } from './sources-store.js';
+import type { SourceValues } from './store.js';
 
 export interface SourcesService {
   list(caller: Caller, query: ListQuery): Promise<Page<SourceResource>>;

@@ -1,4 +1,4 @@
-import type { Claims } from '../../db.js';
+import type { Claims } from '../../../tables.js';
 import { RecordError, serverRecord, type IngestRecord } from '../records.js';
 
 export const ANNOTATION = {

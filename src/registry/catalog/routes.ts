@@ -2,9 +2,9 @@ import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../core/http/app.js';
 import { InvalidInputError } from '../../core/errors.js';
-import type { EntryView } from '../catalog/entry-view.js';
-import { parseStatuses, type CatalogService, type Page } from '../catalog/service.js';
-import { callerOf } from './caller.js';
+import type { EntryView } from './entry-view.js';
+import { parseStatuses, type CatalogService, type Page } from './service.js';
+import { callerOf } from '../identity/caller.js';
 import {
   PackageListQuerySchema,
   PackageParams,

@@ -2,12 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { Caller } from '../../core/auth/caller.js';
 import type { HttpApp } from '../../core/http/app.js';
 import { UnauthenticatedError } from '../../core/errors.js';
-import type { EntriesService } from '../admin/entries-service.js';
-import type { RegistriesService } from '../admin/registries-service.js';
-import type { SourcesService } from '../admin/sources-service.js';
-import { SourceDefinitionSchema } from '../sources/definition.js';
-import { callerOf } from './caller.js';
-import type { Page } from '../admin/paging.js';
+import type { EntriesService } from '../entries/service.js';
+import type { RegistriesService } from '../registries/service.js';
+import type { SourcesService } from './service.js';
+import { SourceDefinitionSchema } from './definition.js';
+import { callerOf } from '../identity/caller.js';
+import type { Page } from '../http/paging.js';
 import {
   AdminListQuerySchema,
   ClaimsBodySchema,
@@ -21,7 +21,7 @@ import {
   RegistrySchema,
   SourceEntrySchema,
   SourceSchema,
-} from './schemas.js';
+} from '../catalog/schemas.js';
 import { ErrorSchema, ref } from '../../core/http/schemas.js';
 import { ClaimsSchema } from '../config.js';
 

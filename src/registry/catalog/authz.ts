@@ -1,6 +1,6 @@
 import { ForbiddenError } from '../../core/errors.js';
-import type { ConsumerAccess } from '../catalog/service.js';
-import type { AccessPolicy } from './policy.js';
+import type { ConsumerAccess } from './service.js';
+import type { AccessPolicy } from '../identity/policy.js';
 
 /** The consumer API's two layers: the registry gate (403 before any data), then entry visibility. */
 export function createConsumerAccess(policy: AccessPolicy): ConsumerAccess {

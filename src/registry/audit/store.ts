@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { RegistryDatabase } from '../db.js';
+import type { RegistryDatabase } from '../tables.js';
 
 /** Whether a source or registry exists now, whoever may see it (the audit log names every refusal). */
 export async function resourceExists(db: Kysely<RegistryDatabase>, type: 'source' | 'registry', name: string): Promise<boolean> {

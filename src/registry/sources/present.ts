@@ -1,6 +1,6 @@
-import type { Claims, SourceKind } from '../db.js';
-import type { RegistryEntryRow, RegistryRow } from './registries-store.js';
-import type { SourceEntryRow, SourceRow } from './sources-store.js';
+import type { Claims, SourceKind } from '../tables.js';
+import type { RegistryEntryRow, RegistryRow } from '../registries/store.js';
+import type { SourceEntryRow, SourceRow } from './store.js';
 
 const ORIGIN: Record<SourceKind, string> = { git: 'REMOTE', api: 'REMOTE', file: 'FILE', managed: 'MANAGED', kubernetes: 'KUBERNETES' };
 

@@ -1,4 +1,4 @@
-import type { Claims, EntryType } from '../db.js';
+import type { Claims, EntryType } from '../../tables.js';
 
 export const OFFICIAL_META = 'io.modelcontextprotocol.registry/official';
 export const PUBLISHER_META = 'io.modelcontextprotocol.registry/publisher-provided';

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { Claims, CreationType, EntryType, FilterConfig, RegistryDatabase, SourceKind, SourcesTable, SourceSyncTable } from '../db.js';
+import type { Claims, CreationType, EntryType, FilterConfig, RegistryDatabase, SourceKind, SourcesTable, SourceSyncTable } from '../tables.js';
 
 export type SourceRow = Selectable<SourcesTable> & Omit<Selectable<SourceSyncTable>, 'source_name'>;
 

@@ -1,6 +1,6 @@
 import { addServers, CatalogFormatError, type ParsedCatalog } from './catalog-document.js';
 import { fetchText, type NetworkAccess } from './http-fetch.js';
-import type { Fetch } from '../../core/net/address-guard.js';
+import type { Fetch } from '../../../core/net/address-guard.js';
 import { sha256, type SourceProvider } from './provider.js';
 import { createHash } from 'node:crypto';
 

@@ -1,12 +1,12 @@
 import { sql, type Transaction } from 'kysely';
-import { canonicalJson } from '../../../core/canonical-json.js';
-import { ConfigError } from '../../../core/config/load.js';
-import type { RegistryConfig } from '../../config.js';
-import type { RegistryDatabase } from '../../db.js';
-import { markCatalogChanged } from '../../sync/operations/write-source-entries.js';
-import * as registries from '../registries-store.js';
-import { sourceValues } from '../sources-service.js';
-import * as sources from '../sources-store.js';
+import { canonicalJson } from '../../core/canonical-json.js';
+import { ConfigError } from '../../core/config/load.js';
+import type { RegistryConfig } from '../config.js';
+import type { RegistryDatabase } from '../tables.js';
+import { markCatalogChanged } from '../sync/operations/write-source-entries.js';
+import * as registries from '../registries/store.js';
+import { sourceValues } from '../sources/service.js';
+import * as sources from '../sources/store.js';
 
 /** Any 64-bit number shared by every replica: starting replicas reconcile one at a time. */
 const RECONCILE_LOCK = 7_461_002_311;

@@ -2,13 +2,13 @@ import type { Kysely } from 'kysely';
 import type { Caller } from '../../core/auth/caller.js';
 import type { Clock } from '../../core/clock.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
-import type { Claims, EntryType, RegistryDatabase } from '../db.js';
-import { packageRecord, RecordError, serverRecord, type IngestRecord } from '../sources/records.js';
+import type { Claims, EntryType, RegistryDatabase } from '../tables.js';
+import { packageRecord, RecordError, serverRecord, type IngestRecord } from '../sources/providers/records.js';
 import { markCatalogChanged } from '../sync/operations/write-source-entries.js';
-import { isUniqueViolation } from './db-errors.js';
-import * as store from './entries-store.js';
-import type { CatalogEvents } from './sources-service.js';
-import { findManagedSource } from './sources-store.js';
+import { isUniqueViolation } from '../db-errors.js';
+import * as store from './store.js';
+import type { CatalogEvents } from '../sources/service.js';
+import { findManagedSource } from '../sources/store.js';
 
 export interface PublishBody {
   server?: unknown;

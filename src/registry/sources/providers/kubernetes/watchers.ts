@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Clock } from '../../../core/clock.js';
-import { Counter, type Registry } from '../../../core/telemetry/metrics.js';
-import type { RegistryDatabase } from '../../db.js';
-import { releaseLease, renewLease, takeLeases } from '../../sync/operations/claim-due-sources.js';
+import type { Clock } from '../../../../core/clock.js';
+import { Counter, type Registry } from '../../../../core/telemetry/metrics.js';
+import type { RegistryDatabase } from '../../../tables.js';
+import { releaseLease, renewLease, takeLeases } from '../../../sync/operations/claim-due-sources.js';
 import type { KubernetesSourceConfig } from './schema.js';
 import { SourceWatch } from './source-watch.js';
 
