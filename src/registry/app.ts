@@ -27,14 +27,21 @@ import { createCatalogReadModel, type CatalogReadModel } from './catalog/read-mo
 import { createCatalogService } from './catalog/service.js';
 import type { RegistryConfig } from './config.js';
 import type { RegistryDatabase } from './tables.js';
-import { registerAdminRoutes } from './sources/routes.js';
+import { registerSourceRoutes } from './sources/routes.js';
+import { registerRegistryRoutes } from './registries/routes.js';
+import { registerEntryRoutes } from './entries/routes.js';
+import { registerIdentityRoutes } from './identity/routes.js';
 import { registerAuthentication } from './identity/authentication.js';
-import { authorizeEntries, authorizeRegistries, authorizeSources } from './sources/authz.js';
+import { authorizeSources } from './sources/authz.js';
+import { authorizeRegistries } from './registries/authz.js';
+import { authorizeEntries } from './entries/authz.js';
 import { createConsumerAccess } from './catalog/authz.js';
 import { createAccessPolicy } from './identity/policy.js';
 import { registerConsumerRoutes } from './catalog/routes.js';
 import { registerPublicRoutes } from './http/public-routes.js';
-import { PackageRecordSchema, RegistrySchema, ServerRecordSchema, SourceSchema } from './catalog/schemas.js';
+import { PackageRecordSchema, ServerRecordSchema } from './catalog/schemas.js';
+import { SourceSchema } from './sources/schemas.js';
+import { RegistrySchema } from './registries/schemas.js';
 import { ErrorSchema } from '../core/http/schemas.js';
 import { REGISTRY_MIGRATION_TABLE, registryMigrations } from './migrations/index.js';
 import { createSourceProvider, type ProviderOptions } from './sources/providers/index.js';
@@ -207,14 +214,13 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
   });
   const sourcesService = createSourcesService({ db, clock, events, access });
   registerConsumerRoutes(http, createCatalogService({ readModel, access: createConsumerAccess(policy) }));
-  registerAdminRoutes(http, {
-    sources: authorizeSources(sourcesService, policy),
-    registries: authorizeRegistries(createRegistriesService({ db, clock, events }), sourcesService, policy),
-    entries: authorizeEntries(createEntriesService({ db, clock, events }), policy),
-    ...(policy.mode !== 'anonymous' && {
-      identity: (caller) => ({ subject: caller.kind === 'user' ? caller.subject : '', roles: policy.rolesOf(caller) }),
-    }),
-  });
+  registerSourceRoutes(http, authorizeSources(sourcesService, policy));
+  registerRegistryRoutes(http, authorizeRegistries(createRegistriesService({ db, clock, events }), sourcesService, policy));
+  registerEntryRoutes(http, authorizeEntries(createEntriesService({ db, clock, events }), policy));
+  registerIdentityRoutes(
+    http,
+    policy.mode === 'anonymous' ? undefined : (caller) => ({ subject: caller.kind === 'user' ? caller.subject : '', roles: policy.rolesOf(caller) }),
+  );
   await http.ready();
 
   const pollMs = parseDuration(config.sync.pollInterval) ?? 1_000;

@@ -16,8 +16,8 @@ import {
   ServerParams,
   ServerRecordSchema,
   ServerVersionParams,
-  ListMetadataSchema,
 } from './schemas.js';
+import { ListMetadataSchema } from '../http/schemas.js';
 import { ErrorSchema, ref } from '../../core/http/schemas.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;

@@ -1,9 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { ref } from '../../core/http/schemas.js';
-import { ClaimsSchema } from '../config.js';
-
-
-const FreeObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
+import { FreeObject, ListMetadataSchema } from '../http/schemas.js';
 
 export const OfficialMetaSchema = Type.Object({
   status: Type.String({ description: 'active, deprecated or deleted' }),
@@ -21,8 +18,6 @@ export const ServerRecordSchema = Type.Object(
   },
   { $id: 'ServerResponse' },
 );
-
-export const ListMetadataSchema = Type.Object({ count: Type.Integer(), nextCursor: Type.Optional(Type.String({ description: 'pass as cursor for the next page' })) });
 
 export const ServerListSchema = Type.Object({ servers: Type.Array(ref(ServerRecordSchema)), metadata: ListMetadataSchema }, { $id: 'ServerList' });
 
@@ -55,20 +50,6 @@ export const ServerListQuerySchema = Type.Object({
   updated_since: Type.Optional(Type.String({ description: 'RFC 3339 time: only records updated at or after it' })),
 });
 
-export const ADMIN_PAGE_LIMIT = { default: 100, maximum: 500 };
-
-export const AdminListQuerySchema = Type.Object({
-  cursor: Type.Optional(Type.String({ description: 'metadata.nextCursor of the previous page' })),
-  limit: Type.Integer({
-    minimum: 1,
-    maximum: ADMIN_PAGE_LIMIT.maximum,
-    default: ADMIN_PAGE_LIMIT.default,
-    description: `page size, 1 to ${ADMIN_PAGE_LIMIT.maximum}; a page holds fewer items when some are hidden from the caller, so follow metadata.nextCursor until it is absent`,
-  }),
-});
-
-export type ListQuery = Static<typeof AdminListQuerySchema>;
-
 export const PackageListQuerySchema = Type.Object({
   cursor: Type.Optional(Type.String()),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'page size, 1 to 100' }),
@@ -81,93 +62,3 @@ export const ServerParams = Type.Object({ registryName: Type.String(), serverNam
 export const ServerVersionParams = Type.Object({ registryName: Type.String(), serverName: Type.String(), version: Type.String({ description: 'URL-encoded; "latest" allowed' }) });
 export const PackageParams = Type.Object({ registryName: Type.String(), namespace: Type.String(), name: Type.String() });
 export const PackageVersionParams = Type.Object({ registryName: Type.String(), namespace: Type.String(), name: Type.String(), version: Type.String() });
-
-const SyncStatusSchema = Type.Object({
-  phase: Type.String({ description: 'syncing, complete or failed' }),
-  lastAttempt: Type.Optional(Type.String({ format: 'date-time' })),
-  lastSyncTime: Type.Optional(Type.String({ format: 'date-time', description: 'last successful sync' })),
-  attemptCount: Type.Integer({ description: 'failed attempts since the last success' }),
-  message: Type.String(),
-  serverCount: Type.Integer(),
-  skillCount: Type.Integer(),
-  pluginCount: Type.Integer(),
-});
-
-const IncludeExclude = Type.Object({ include: Type.Array(Type.String()), exclude: Type.Array(Type.String()) });
-
-export const SourceSchema = Type.Object(
-  {
-    name: Type.String(),
-    sourceType: Type.String({ description: 'git, api, file, managed or kubernetes' }),
-    type: Type.String({ description: 'REMOTE, FILE, MANAGED or KUBERNETES' }),
-    sourceConfig: FreeObject('the kind block as configured'),
-    filterConfig: Type.Object({ names: IncludeExclude, tags: IncludeExclude }),
-    claims: ClaimsSchema,
-    creationType: Type.String({ description: 'API or CONFIG (read-only through the API)' }),
-    syncSchedule: Type.String({ description: 'sync interval; empty for sources that are not synced' }),
-    syncStatus: SyncStatusSchema,
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
-  },
-  { $id: 'Source' },
-);
-
-export const RegistrySchema = Type.Object(
-  {
-    name: Type.String(),
-    sources: Type.Array(Type.String(), { description: 'source names, first wins' }),
-    claims: ClaimsSchema,
-    creationType: Type.String(),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
-  },
-  { $id: 'Registry' },
-);
-
-export const RegistryBodySchema = Type.Object(
-  {
-    sources: Type.Optional(Type.Array(Type.String(), { description: 'source names in order of precedence' })),
-    claims: Type.Optional(ClaimsSchema),
-  },
-  { additionalProperties: false },
-);
-
-export const SourceEntrySchema = Type.Object({
-  entryType: Type.String(),
-  name: Type.String(),
-  claims: ClaimsSchema,
-  versions: Type.Array(
-    Type.Object({ version: Type.String(), title: Type.String(), description: Type.String(), createdAt: Type.String(), updatedAt: Type.String() }),
-  ),
-});
-
-export const RegistryEntrySchema = Type.Object({
-  entryType: Type.String(),
-  name: Type.String(),
-  version: Type.String(),
-  title: Type.String(),
-  description: Type.String(),
-  sourceName: Type.String(),
-  position: Type.Integer({ description: "the source's index in the registry (0 = highest precedence)" }),
-  createdAt: Type.String(),
-  updatedAt: Type.String(),
-});
-
-export const PublishBodySchema = Type.Object(
-  {
-    server: Type.Optional(FreeObject('a server.json')),
-    skill: Type.Optional(FreeObject('a skill record')),
-    plugin: Type.Optional(FreeObject('a plugin record')),
-    claims: Type.Optional(ClaimsSchema),
-  },
-  { additionalProperties: false, description: 'exactly one of server, skill and plugin' },
-);
-
-// an enum rather than a union of literals, so a wrong value is answered with the values allowed
-export const EntryTypeSchema = Type.Unsafe<'server' | 'skill' | 'plugin'>({ type: 'string', enum: ['server', 'skill', 'plugin'], description: 'server, skill or plugin' });
-export const EntryParams = Type.Object({ type: EntryTypeSchema, name: Type.String({ description: 'namespace/name URL-encoded (%2F)' }) });
-export const EntryVersionParams = Type.Object({ type: EntryTypeSchema, name: Type.String(), version: Type.String() });
-export const ClaimsBodySchema = Type.Object({ claims: ClaimsSchema }, { additionalProperties: false });
-export const NameParams = Type.Object({ name: Type.String() });
-
-export type RegistryBody = Static<typeof RegistryBodySchema>;

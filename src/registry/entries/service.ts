@@ -9,13 +9,7 @@ import { isUniqueViolation } from '../db-errors.js';
 import * as store from './store.js';
 import type { CatalogEvents } from '../sources/service.js';
 import { findManagedSource } from '../sources/store.js';
-
-export interface PublishBody {
-  server?: unknown;
-  skill?: unknown;
-  plugin?: unknown;
-  claims?: Claims | undefined;
-}
+import type { PublishBody } from './schemas.js';
 
 export interface EntriesService {
   publish(caller: Caller, body: PublishBody): Promise<void>;

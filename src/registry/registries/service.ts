@@ -2,20 +2,16 @@ import type { Kysely } from 'kysely';
 import type { Caller } from '../../core/auth/caller.js';
 import type { Clock } from '../../core/clock.js';
 import { ForbiddenError, InvalidInputError, NotFoundError, ConflictError } from '../../core/errors.js';
-import type { Claims, RegistryDatabase } from '../tables.js';
+import type { RegistryDatabase } from '../tables.js';
 import { markCatalogChanged } from '../sync/operations/write-source-entries.js';
 import { isForeignKeyViolation } from '../db-errors.js';
-import { presentRegistry, presentRegistryEntry, type RegistryEntryResource, type RegistryResource } from '../sources/present.js';
+import { presentRegistry, presentRegistryEntry, type RegistryEntryResource, type RegistryResource } from './present.js';
 import * as store from './store.js';
 import { pageOf, type Page } from '../http/paging.js';
-import type { ListQuery } from '../catalog/schemas.js';
+import type { ListQuery } from '../http/schemas.js';
 import { decodeListCursor, encodeListCursor } from '../../core/http/cursor.js';
 import { checkResourceName, type CatalogEvents } from '../sources/service.js';
-
-export interface RegistryBody {
-  sources?: string[] | undefined;
-  claims?: Claims | undefined;
-}
+import type { RegistryBody } from './schemas.js';
 
 export interface RegistriesService {
   list(caller: Caller, query: ListQuery): Promise<Page<RegistryResource>>;

@@ -1,5 +1,4 @@
 import type { Claims, SourceKind } from '../tables.js';
-import type { RegistryEntryRow, RegistryRow } from '../registries/store.js';
 import type { SourceEntryRow, SourceRow } from './store.js';
 
 const ORIGIN: Record<SourceKind, string> = { git: 'REMOTE', api: 'REMOTE', file: 'FILE', managed: 'MANAGED', kubernetes: 'KUBERNETES' };
@@ -33,19 +32,6 @@ export function presentSource(row: SourceRow) {
 
 export type SourceResource = ReturnType<typeof presentSource>;
 
-export function presentRegistry(row: RegistryRow) {
-  return {
-    name: row.name,
-    sources: row.sources,
-    claims: row.claims,
-    creationType: row.creation_type,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
-
-export type RegistryResource = ReturnType<typeof presentRegistry>;
-
 export interface SourceEntryResource {
   entryType: string;
   name: string;
@@ -72,21 +58,3 @@ export function presentSourceEntries(rows: SourceEntryRow[]): SourceEntryResourc
   }
   return entries;
 }
-
-export function presentRegistryEntry(row: RegistryEntryRow) {
-  return {
-    entryType: row.entry_type,
-    name: row.name,
-    version: row.version,
-    title: row.title,
-    description: row.description,
-    sourceName: row.source_name,
-    position: row.position,
-    // for authorization only: the response schema leaves it out
-    claims: row.claims,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
-
-export type RegistryEntryResource = ReturnType<typeof presentRegistryEntry>;

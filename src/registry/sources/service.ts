@@ -20,7 +20,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../db-errors.js';
 import { presentSource, presentSourceEntries, type SourceEntryResource, type SourceResource } from './present.js';
 import * as store from './store.js';
 import { pageOf, type Page } from '../http/paging.js';
-import type { ListQuery } from '../catalog/schemas.js';
+import type { ListQuery } from '../http/schemas.js';
 import { decodeListCursor, encodeListCursor } from '../../core/http/cursor.js';
 import type { SourceValues } from './store.js';
 
