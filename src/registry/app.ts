@@ -60,6 +60,8 @@ export interface RegistryAppOptions {
   /** false: no background syncing (tests drive `scheduler.runDue()` themselves). */
   backgroundSync?: boolean;
   providerOptions?: ProviderOptions;
+  /** The process environment, passed in by the composition root: git reads PATH and HOME, kubernetes sources KUBECONFIG and KUBERNETES_SERVICE_HOST. */
+  env?: Record<string, string | undefined>;
   /** Answers the DNS questions of the sourceAccess checks instead of the system resolver (tests). */
   lookup?: LookupFunction;
   /** Least time between JWKS fetches caused by unknown key ids (default 30 s; tests shorten it). */
@@ -142,6 +144,7 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
   const metricsRegistry = createMetricsRegistry();
   const readModel = createCatalogReadModel({ db, logger });
   await readModel.refresh();
+  const env = options.env ?? {};
   const access = createSourceAccess(config.sourceAccess, { ...(options.lookup && { lookup: options.lookup }) });
   const syncMetrics = traceSyncs(createSyncMetrics(metricsRegistry), tracing);
   const scheduler = createSyncScheduler({
@@ -153,7 +156,7 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
     leaseMs: parseDuration(config.sync.leaseDuration) ?? 30_000,
     pollMs: parseDuration(config.sync.pollInterval) ?? 1_000,
     concurrency: config.sync.concurrency,
-    providerFor: (kind, sourceConfig, creationType) => createSourceProvider(kind, sourceConfig, options.providerOptions, creationType === 'API' ? access : undefined),
+    providerFor: (kind, sourceConfig, creationType) => createSourceProvider(kind, sourceConfig, { ...options.providerOptions, env }, creationType === 'API' ? access : undefined),
     onCatalogChanged: () => readModel.refresh().catch((error: unknown) => logger.warn({ err: error }, 'cannot refresh the read model')),
   });
   const kubernetes = createKubernetesWatchers({
@@ -164,6 +167,7 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
     owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     leaseMs: parseDuration(config.sync.leaseDuration) ?? 30_000,
     pollMs: parseDuration(config.sync.pollInterval) ?? 1_000,
+    env,
     onCatalogChanged: () => readModel.refresh().catch((error: unknown) => logger.warn({ err: error }, 'cannot refresh the read model')),
   });
   const events: CatalogEvents = {

@@ -49,6 +49,7 @@ export async function createTestRegistry(
     config: registryConfig({ database: { dataDir: 'memory://' }, ...options.config }),
     ...(created && { database: created.database as never }),
     logger: silentLogger,
+    env: process.env,
     backgroundSync: false,
     providerOptions: { httpBackoffMs: 5, ...(options.fetch && { fetch: options.fetch }) },
     ...(options.clock && { clock: options.clock }),

@@ -12,7 +12,7 @@ const catalog = (...names: string[]) => JSON.stringify({ version: '1.0.0', data:
 const context = () => ({ signal: new AbortController().signal, logger: silentLogger });
 
 async function fetchSource(options: Partial<GitSourceOptions> & { repository: string }) {
-  return createGitSource({ path: 'registry.json', timeoutMs: 20_000, ...options }).fetch(context());
+  return createGitSource({ path: 'registry.json', timeoutMs: 20_000, env: process.env, ...options }).fetch(context());
 }
 
 async function names(options: Partial<GitSourceOptions> & { repository: string }): Promise<string[]> {

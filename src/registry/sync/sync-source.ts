@@ -10,6 +10,7 @@ import { releaseLease, renewLease, type ClaimedSync } from './operations/claim-d
 import { lockOwnSync, recordSyncFailure, recordSyncSuccess, type SyncOutcome } from './operations/record-sync-outcome.js';
 import { countRecords, keyOf, writeSourceEntries } from './operations/write-source-entries.js';
 import type { SyncMetrics } from './metrics.js';
+import { findSourceToSync } from './store.js';
 
 /** Bumped when the way records are derived from source data changes, so every source re-syncs once. */
 const INGEST_FORMAT = 'v1';
@@ -33,12 +34,7 @@ export type SyncResult = 'changed' | 'unchanged' | 'failed' | 'lost' | 'interrup
 /** Runs one claimed sync to its end: fetch, compare, and either record "unchanged" or write the new content. */
 export async function syncSource(deps: SyncDependencies, claim: ClaimedSync, shutdown?: AbortSignal): Promise<SyncResult> {
   const { db, clock, owner } = deps;
-  const source = await db
-    .selectFrom('sources')
-    .innerJoin('source_sync', 'source_sync.source_name', 'sources.name')
-    .select(['kind', 'config', 'filter', 'claims', 'sync_interval_ms', 'content_hash', 'creation_type'])
-    .where('name', '=', claim.sourceName)
-    .executeTakeFirst();
+  const source = await findSourceToSync(db, claim.sourceName);
   if (!source) return 'lost';
   const logger = deps.logger.child({ source: claim.sourceName });
   const abort = new AbortController();

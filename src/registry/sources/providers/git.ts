@@ -16,6 +16,8 @@ export interface GitSourceOptions {
   path: string;
   auth?: { username: string; passwordFile: string } | undefined;
   timeoutMs: number;
+  /** PATH and HOME for git, from the process environment the composition root passes in. */
+  env: { PATH?: string | undefined; HOME?: string | undefined };
   /** What a source created through the API may reach; absent for the configuration's own sources. */
   access?: SourceAccess | undefined;
 }
@@ -106,8 +108,8 @@ function describeRef(options: GitSourceOptions): string {
 
 async function gitEnvironment(options: GitSourceOptions): Promise<NodeJS.ProcessEnv> {
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
+    PATH: options.env.PATH,
+    HOME: options.env.HOME,
     GIT_TERMINAL_PROMPT: '0',
     // the server's own git settings (credential helpers above all) must not answer for a source
     GIT_CONFIG_NOSYSTEM: '1',

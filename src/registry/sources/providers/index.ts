@@ -17,6 +17,8 @@ export interface ProviderOptions {
   httpBackoffMs?: number;
   /** Replaces the network for api and file.url sources (tests). */
   fetch?: Fetch;
+  /** The process environment: git needs PATH and HOME. */
+  env?: Record<string, string | undefined>;
 }
 
 function timeout(value: string | undefined, fallback: number): number {
@@ -42,6 +44,7 @@ export function createSourceProvider(
         path: git.path ?? 'registry.json',
         auth: git.auth,
         timeoutMs: timeout(git.timeout, DEFAULT_GIT_TIMEOUT_MS),
+        env: { PATH: options.env?.PATH, HOME: options.env?.HOME },
         access,
       });
     }

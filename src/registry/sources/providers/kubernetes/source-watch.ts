@@ -21,7 +21,8 @@ export interface SourceWatchOptions {
   config: KubernetesSourceConfig;
   /** Quiet time after a change before the snapshot is written: a burst of events makes one write. */
   debounceMs: number;
-  env?: Record<string, string | undefined>;
+  /** The process environment: KUBECONFIG and KUBERNETES_SERVICE_HOST say where the cluster is. */
+  env: Record<string, string | undefined>;
   onCatalogChanged(): Promise<void>;
   /** Objects skipped by a new snapshot: without a valid name (`invalid`), or with broken annotations (`errors`). */
   onSkipped?(sourceName: string, invalid: number, errors: number): void;
@@ -36,7 +37,7 @@ export interface Snapshot {
 }
 
 /** The kubeconfig file of the source, else KUBECONFIG, else the pod's service account. */
-export function loadKubeConfig(config: KubernetesSourceConfig, env: Record<string, string | undefined> = process.env): KubeConfig {
+export function loadKubeConfig(config: KubernetesSourceConfig, env: Record<string, string | undefined>): KubeConfig {
   const kubeConfig = new KubeConfig();
   if (config.kubeconfig !== undefined) kubeConfig.loadFromFile(config.kubeconfig);
   else if (env.KUBECONFIG) kubeConfig.loadFromDefault();

@@ -4,6 +4,7 @@ import type { Clock } from '../../../../core/clock.js';
 import { Counter, type Registry } from '../../../../core/telemetry/metrics.js';
 import type { RegistryDatabase } from '../../../tables.js';
 import { releaseLease, renewLease, takeLeases } from '../../../sync/operations/claim-due-sources.js';
+import { listKubernetesSources, onlyKubernetesSources } from '../../../sync/store.js';
 import type { KubernetesSourceConfig } from './schema.js';
 import { SourceWatch } from './source-watch.js';
 
@@ -17,7 +18,8 @@ export interface KubernetesWatchersOptions {
   pollMs: number;
   debounceMs?: number;
   metrics?: Registry;
-  env?: Record<string, string | undefined>;
+  /** The process environment, passed on to each watch. */
+  env: Record<string, string | undefined>;
   onCatalogChanged(): Promise<void>;
 }
 
@@ -75,7 +77,7 @@ export function createKubernetesWatchers(options: KubernetesWatchersOptions): Ku
       sourceName: name,
       config: JSON.parse(config) as KubernetesSourceConfig,
       debounceMs: options.debounceMs ?? 250,
-      ...(options.env && { env: options.env }),
+      env: options.env,
       onCatalogChanged: () => options.onCatalogChanged(),
       onSkipped: (source, invalid, errors) => {
         if (invalid > 0) skipped?.inc({ source, reason: 'invalid' }, invalid);
@@ -92,9 +94,7 @@ export function createKubernetesWatchers(options: KubernetesWatchersOptions): Ku
   }
 
   function claim(now: Date): Promise<string[]> {
-    return takeLeases(db, owner, now, leaseMs, (candidates) =>
-      candidates.where('source_name', 'in', (eb) => eb.selectFrom('sources').select('name').where('kind', '=', 'kubernetes')),
-    );
+    return takeLeases(db, owner, now, leaseMs, onlyKubernetesSources);
   }
 
   async function round(): Promise<void> {
@@ -105,7 +105,7 @@ export function createKubernetesWatchers(options: KubernetesWatchersOptions): Ku
         await drop(name, false);
       }
     }
-    const sources = await db.selectFrom('sources').select(['name', 'config']).where('kind', '=', 'kubernetes').execute();
+    const sources = await listKubernetesSources(db);
     const configs = new Map(sources.map((row) => [row.name, JSON.stringify(row.config)]));
     for (const [name, entry] of [...held]) {
       const config = configs.get(name);
