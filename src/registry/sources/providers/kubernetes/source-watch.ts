@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../../core/clock.js';
 import type { RegistryDatabase } from '../../../tables.js';
-import { lockOwnSync } from '../../../sync/operations/record-sync-outcome.js';
+import { lockOwnSync, recordSyncFailure, recordSyncSuccess } from '../../../sync/operations/record-sync-outcome.js';
 import { countRecords, keyOf, writeSourceEntries } from '../../../sync/operations/write-source-entries.js';
 import type { IngestRecord } from '../records.js';
 import { Collection, collectionTargets } from './collection.js';
@@ -154,21 +154,7 @@ export class SourceWatch {
     const written = await db.transaction().execute(async (trx) => {
       if (!(await lockOwnSync(trx, sourceName, owner))) return undefined;
       const result = await writeSourceEntries(trx, sourceName, snapshot.records, {}, now);
-      const counts = countRecords(snapshot.records);
-      await trx
-        .updateTable('source_sync')
-        .set({
-          phase: 'complete',
-          last_attempt: now,
-          last_sync_time: now,
-          attempt_count: 0,
-          message,
-          server_count: counts.serverCount,
-          skill_count: counts.skillCount,
-          plugin_count: counts.pluginCount,
-        })
-        .where('source_name', '=', sourceName)
-        .execute();
+      await recordSyncSuccess(trx, { sourceName, owner, startedAt: now, now, watched: true }, countRecords(snapshot.records), undefined, message);
       return result;
     });
     if (!written) {
@@ -190,12 +176,10 @@ export class SourceWatch {
 
   private async recordFailure(message: string): Promise<void> {
     const { db, clock, owner, sourceName } = this.options;
+    const now = clock.now();
     await db
-      .updateTable('source_sync')
-      .set((eb) => ({ phase: 'failed', message, last_attempt: clock.now(), attempt_count: eb('attempt_count', '+', 1) }))
-      .where('source_name', '=', sourceName)
-      .where('lease_owner', '=', owner)
-      .execute()
+      .transaction()
+      .execute((trx) => recordSyncFailure(trx, { sourceName, owner, startedAt: now, now, watched: true }, message))
       .catch(() => undefined);
   }
 }
