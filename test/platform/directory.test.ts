@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
+import { TOPICS } from '../../src/platform/context.js';
 import type { Group, Members, Page, User } from '../../src/platform/directory/schemas.js';
 import type { OidcProvider } from '../helpers/oidc-provider.js';
 import { createDirectoryPlatform, type DirectoryFixture } from './directory-testing.js';
@@ -275,6 +276,21 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
       expect(clamped.status).toBe(200);
       expect(clamped.body.items).toHaveLength(4);
     });
+  });
+
+  it('tells every replica through the change feed when users or groups change', async () => {
+    const seen: string[] = [];
+    fixture.platform.changes.subscribe(TOPICS.groups, () => seen.push('groups'));
+    fixture.platform.changes.subscribe(TOPICS.users, () => seen.push('users'));
+    await fixture.platform.changes.check();
+    seen.length = 0;
+    await createGroup('announced');
+    await fixture.platform.changes.check();
+    expect(seen).toEqual(['groups']);
+    seen.length = 0;
+    await fixture.scimUser('announced-user');
+    await fixture.platform.changes.check();
+    expect(seen).toEqual(['users']);
   });
 
   it('audits every write with its actor, before and after', async () => {
