@@ -4,8 +4,8 @@
  * 1. Throughput of the LLM gateway's authentication step alone: the real platform app (OAuth mode,
  *    embedded database, 500 keys) listening on loopback, with routes that only authenticate, loaded
  *    with keep-alive connections by autocannon in its own process, each request carrying one of 100
- *    keys in turn; against a bare node:http server answering the same bytes (the ceiling), measured
- *    before and after in the same run. Target: at least 70 % of the ceiling. To tell the step's own cost
+ *    keys in turn; against a bare node:http server answering the same bytes (the ceiling), the ways
+ *    taking turns in five slices of the run. Target: at least 70 % of the ceiling. To tell the step's own cost
  *    from the platform's HTTP stack, the same app also serves the same bytes from a route without it.
  * 2. Revoke-to-refusal across replicas: three platform apps on one PostgreSQL database; a key is
  *    revoked through one and the two others are asked with it until they refuse it. The time runs from
@@ -37,6 +37,7 @@ const RESULTS = new URL('./results/platform-keys.json', import.meta.url);
 const ADMIN_URL = process.env.TOOLYARD_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const AUDIENCE = 'toolyard-platform';
 const CONNECTIONS = 32;
+const SLICES = 5;
 const KEYS = 500;
 const KEYS_IN_LOAD = 100;
 const ROUTE = `${AUTH_ONLY_PATH}/openai`;
@@ -58,6 +59,21 @@ function runLoad(options: LoadOptions): Promise<LoadResult> {
       else resolve(JSON.parse(line) as LoadResult);
     });
   });
+}
+
+/** One way's slices as one run: requests over time, the slowest p99, the median p50. */
+function combine(runs: LoadResult[]) {
+  const seconds = runs.reduce((sum, run) => sum + run.requests / run.requestsPerSecond, 0);
+  const requestsTotal = runs.reduce((sum, run) => sum + run.requests, 0);
+  return {
+    requestsPerSecond: requestsTotal / seconds,
+    requests: requestsTotal,
+    p50Ms: percentile(runs.map((run) => run.p50Ms), 50),
+    p99Ms: Math.max(...runs.map((run) => run.p99Ms)),
+    non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    perSlice: runs.map((run) => Math.round(run.requestsPerSecond)),
+  };
 }
 
 function listen(server: Server): Promise<string> {
@@ -162,26 +178,36 @@ async function measureThroughput(provider: BenchOidcProvider, token: string, dur
     });
     const ceilingOrigin = await listen(ceiling);
     const requests = keys.slice(0, KEYS_IN_LOAD).map((key) => ({ path: ROUTE, headers: { authorization: `Bearer ${key.secret}` } }));
-    const load = (target: string) => runLoad({ origin: target, requests, connections: CONNECTIONS, durationSeconds: duration, warmupSeconds: Math.min(2, duration) });
-    log(`[throughput] bare node:http ceiling, ${CONNECTIONS} connections, ${duration} s`);
-    const before = await load(ceilingOrigin);
-    log(`[throughput] platform authentication step, ${KEYS_IN_LOAD} keys in turn`);
-    const platform = await load(origin);
-    log('[throughput] the same app and answer without the authentication step');
-    const withoutStep = await runLoad({ origin, requests: requests.map((request) => ({ ...request, path: UNAUTHENTICATED_ROUTE })), connections: CONNECTIONS, durationSeconds: duration, warmupSeconds: Math.min(2, duration) });
-    log('[throughput] bare node:http ceiling again');
-    const after = await load(ceilingOrigin);
-    const ceilingPerSecond = (before.requestsPerSecond + after.requestsPerSecond) / 2;
+    const ways = {
+      ceiling: { origin: ceilingOrigin, requests },
+      platform: { origin, requests },
+      withoutStep: { origin, requests: requests.map((request) => ({ ...request, path: UNAUTHENTICATED_ROUTE })) },
+    };
+    // the ways take turns in short slices, so that whatever else the machine does falls on each alike
+    const slices: Record<keyof typeof ways, LoadResult[]> = { ceiling: [], platform: [], withoutStep: [] };
+    const sliceSeconds = Math.max(1, Math.round(duration / SLICES));
+    for (let slice = 0; slice < SLICES; slice++) {
+      log(`[throughput] slice ${slice + 1} of ${SLICES}: bare node:http, the authentication step, the same app without it; ${CONNECTIONS} connections, ${sliceSeconds} s each`);
+      for (const [name, way] of Object.entries(ways) as [keyof typeof ways, (typeof ways)[keyof typeof ways]][]) {
+        slices[name].push(await runLoad({ ...way, connections: CONNECTIONS, durationSeconds: sliceSeconds, warmupSeconds: slice === 0 ? 2 : 0 }));
+      }
+    }
+    const ceilingRun = combine(slices.ceiling);
+    const platform = combine(slices.platform);
+    const withoutStep = combine(slices.withoutStep);
     return {
       route: ROUTE,
       keys: KEYS,
       keysInLoad: KEYS_IN_LOAD,
       connections: CONNECTIONS,
-      durationSeconds: duration,
+      slices: SLICES,
+      sliceSeconds,
       platform,
-      ceiling: { requestsPerSecond: ceilingPerSecond, runsPerSecond: [before.requestsPerSecond, after.requestsPerSecond], p99Ms: Math.max(before.p99Ms, after.p99Ms) },
-      ratio: platform.requestsPerSecond / ceilingPerSecond,
-      withoutStep: { ...withoutStep, ratio: withoutStep.requestsPerSecond / ceilingPerSecond },
+      ceiling: ceilingRun,
+      ratio: platform.requestsPerSecond / ceilingRun.requestsPerSecond,
+      /** per slice: the step's rate over the ceiling's measured just before it */
+      sliceRatios: slices.platform.map((run, index) => run.requestsPerSecond / (slices.ceiling[index]?.requestsPerSecond ?? Number.NaN)),
+      withoutStep: { ...withoutStep, ratio: withoutStep.requestsPerSecond / ceilingRun.requestsPerSecond },
       /** requests/s with the step relative to the same app without it: the step's own cost. */
       stepRatio: platform.requestsPerSecond / withoutStep.requestsPerSecond,
     };

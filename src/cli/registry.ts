@@ -29,7 +29,7 @@ export function registerRegistryCommands(program: Command): void {
       const { host, port } = splitAddress(options.address ?? config.server.address);
       const [{ createLogger }, { buildRegistryApp }] = await Promise.all([import('../core/telemetry/logger.js'), import('../registry/app.js')]);
       const logger = createLogger({ level: config.logging.level as LevelWithSilent, name: 'registry' });
-      const app = await buildRegistryApp({ config, logger });
+      const app = await buildRegistryApp({ config, logger, env: process.env });
       app.start();
       await app.http.listen({ host, port });
       const stop = async (signal: string) => {

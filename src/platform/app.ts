@@ -19,6 +19,8 @@ import { registerClientConfigFeature } from './client-config/index.js';
 import type { PlatformConfig } from './config.js';
 import type { PlatformContext } from './context.js';
 import type { PlatformDatabase } from './db.js';
+import { registerDirectoryFeature } from './directory/index.js';
+import { registerScimFeature } from './scim/index.js';
 import { createPlatformAccess } from './identity/access.js';
 import { registerPlatformAuthentication } from './identity/authentication.js';
 import { createIdentityResolver } from './identity/resolver.js';
@@ -158,6 +160,8 @@ export async function buildPlatformApp(options: PlatformAppOptions): Promise<Pla
 
 /** Each feature of the platform, in the order their routes are added. */
 async function registerFeatures(context: PlatformContext, gateway: { verifyToken: ((token: string) => Promise<VerifiedToken>) | undefined }): Promise<PlatformFeatures> {
+  registerDirectoryFeature(context);
+  await registerScimFeature(context);
   await registerClientConfigFeature(context);
   const keys = await registerKeysFeature(context, gateway);
   const pricing = await registerPricingFeature(context);

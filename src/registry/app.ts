@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { LookupFunction } from 'node:net';
 import { hostname } from 'node:os';
 import swagger from '@fastify/swagger';
 import type { LevelWithSilent, Logger } from 'pino';
@@ -18,26 +19,34 @@ import { traceTimers } from '../core/telemetry/traced-timer.js';
 import { createTracing, type Tracing } from '../core/telemetry/tracing.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createAuditLog, noAuditLog, registerHttpAudit, resourceExists } from './audit/index.js';
-import { createEntriesService } from './admin/entries-service.js';
-import { reconcileConfig } from './admin/operations/reconcile-config.js';
-import { createRegistriesService } from './admin/registries-service.js';
-import { createSourcesService, type CatalogEvents } from './admin/sources-service.js';
+import { createEntriesService } from './entries/service.js';
+import { reconcileConfig } from './operations/reconcile-config.js';
+import { createRegistriesService } from './registries/service.js';
+import { createSourcesService, type CatalogEvents } from './sources/service.js';
 import { createCatalogReadModel, type CatalogReadModel } from './catalog/read-model.js';
 import { createCatalogService } from './catalog/service.js';
 import type { RegistryConfig } from './config.js';
-import type { RegistryDatabase } from './db.js';
-import { registerAdminRoutes } from './http/admin-routes.js';
-import { registerAuthentication } from './http/authentication.js';
-import { authorizeEntries, authorizeRegistries, authorizeSources } from './authz/authorized-services.js';
-import { createConsumerAccess } from './authz/consumer-access.js';
-import { createAccessPolicy } from './authz/policy.js';
-import { registerConsumerRoutes } from './http/consumer-routes.js';
+import type { RegistryDatabase } from './tables.js';
+import { registerSourceRoutes } from './sources/routes.js';
+import { registerRegistryRoutes } from './registries/routes.js';
+import { registerEntryRoutes } from './entries/routes.js';
+import { registerIdentityRoutes } from './identity/routes.js';
+import { registerAuthentication } from './identity/authentication.js';
+import { authorizeSources } from './sources/authz.js';
+import { authorizeRegistries } from './registries/authz.js';
+import { authorizeEntries } from './entries/authz.js';
+import { createConsumerAccess } from './catalog/authz.js';
+import { createAccessPolicy } from './identity/policy.js';
+import { registerConsumerRoutes } from './catalog/routes.js';
 import { registerPublicRoutes } from './http/public-routes.js';
-import { PackageRecordSchema, RegistrySchema, ServerRecordSchema, SourceSchema } from './http/schemas.js';
+import { PackageRecordSchema, ServerRecordSchema } from './catalog/schemas.js';
+import { SourceSchema } from './sources/schemas.js';
+import { RegistrySchema } from './registries/schemas.js';
 import { ErrorSchema } from '../core/http/schemas.js';
 import { REGISTRY_MIGRATION_TABLE, registryMigrations } from './migrations/index.js';
-import { createSourceProvider, type ProviderOptions } from './sources/index.js';
-import { createKubernetesWatchers, type KubernetesWatchers } from './sources/kubernetes/watchers.js';
+import { createSourceProvider, type ProviderOptions } from './sources/providers/index.js';
+import { createSourceAccess } from './sources/access.js';
+import { createKubernetesWatchers, type KubernetesWatchers } from './sources/providers/kubernetes/watchers.js';
 import { createSyncScheduler, type SyncScheduler } from './sync/scheduler.js';
 import { CATALOG_CHANNEL } from './sync/operations/write-source-entries.js';
 import { createSyncMetrics, type SyncMetrics } from './sync/metrics.js';
@@ -51,6 +60,10 @@ export interface RegistryAppOptions {
   /** false: no background syncing (tests drive `scheduler.runDue()` themselves). */
   backgroundSync?: boolean;
   providerOptions?: ProviderOptions;
+  /** The process environment, passed in by the composition root: git reads PATH and HOME, kubernetes sources KUBECONFIG and KUBERNETES_SERVICE_HOST. */
+  env?: Record<string, string | undefined>;
+  /** Answers the DNS questions of the sourceAccess checks instead of the system resolver (tests). */
+  lookup?: LookupFunction;
   /** Least time between JWKS fetches caused by unknown key ids (default 30 s; tests shorten it). */
   jwksCooldownMs?: number;
   /** Traces go to this exporter instead of telemetry.endpoint (tests). */
@@ -131,6 +144,8 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
   const metricsRegistry = createMetricsRegistry();
   const readModel = createCatalogReadModel({ db, logger });
   await readModel.refresh();
+  const env = options.env ?? {};
+  const access = createSourceAccess(config.sourceAccess, { ...(options.lookup && { lookup: options.lookup }) });
   const syncMetrics = traceSyncs(createSyncMetrics(metricsRegistry), tracing);
   const scheduler = createSyncScheduler({
     db,
@@ -141,7 +156,7 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
     leaseMs: parseDuration(config.sync.leaseDuration) ?? 30_000,
     pollMs: parseDuration(config.sync.pollInterval) ?? 1_000,
     concurrency: config.sync.concurrency,
-    providerFor: (kind, sourceConfig) => createSourceProvider(kind, sourceConfig, options.providerOptions),
+    providerFor: (kind, sourceConfig, creationType) => createSourceProvider(kind, sourceConfig, { ...options.providerOptions, env }, creationType === 'API' ? access : undefined),
     onCatalogChanged: () => readModel.refresh().catch((error: unknown) => logger.warn({ err: error }, 'cannot refresh the read model')),
   });
   const kubernetes = createKubernetesWatchers({
@@ -152,6 +167,7 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
     owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     leaseMs: parseDuration(config.sync.leaseDuration) ?? 30_000,
     pollMs: parseDuration(config.sync.pollInterval) ?? 1_000,
+    env,
     onCatalogChanged: () => readModel.refresh().catch((error: unknown) => logger.warn({ err: error }, 'cannot refresh the read model')),
   });
   const events: CatalogEvents = {
@@ -200,16 +216,15 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
       if (pending.length > 0) throw new UnavailableError(`migrations pending: ${pending.join(', ')}`);
     },
   });
-  const sourcesService = createSourcesService({ db, clock, events });
+  const sourcesService = createSourcesService({ db, clock, events, access });
   registerConsumerRoutes(http, createCatalogService({ readModel, access: createConsumerAccess(policy) }));
-  registerAdminRoutes(http, {
-    sources: authorizeSources(sourcesService, policy),
-    registries: authorizeRegistries(createRegistriesService({ db, clock, events }), sourcesService, policy),
-    entries: authorizeEntries(createEntriesService({ db, clock, events }), policy),
-    ...(policy.mode !== 'anonymous' && {
-      identity: (caller) => ({ subject: caller.kind === 'user' ? caller.subject : '', roles: policy.rolesOf(caller) }),
-    }),
-  });
+  registerSourceRoutes(http, authorizeSources(sourcesService, policy));
+  registerRegistryRoutes(http, authorizeRegistries(createRegistriesService({ db, clock, events }), sourcesService, policy));
+  registerEntryRoutes(http, authorizeEntries(createEntriesService({ db, clock, events }), policy));
+  registerIdentityRoutes(
+    http,
+    policy.mode === 'anonymous' ? undefined : (caller) => ({ subject: caller.kind === 'user' ? caller.subject : '', roles: policy.rolesOf(caller) }),
+  );
   await http.ready();
 
   const pollMs = parseDuration(config.sync.pollInterval) ?? 1_000;

@@ -9,6 +9,7 @@ export function resolveConfigPaths(config: RegistryConfig, configFile: string | 
   const isLocalRepository = (repository: string) => repository.startsWith('./') || repository.startsWith('../');
   return {
     ...config,
+    sourceAccess: { ...config.sourceAccess, filePaths: config.sourceAccess.filePaths.map(local) },
     sources: config.sources.map((source) => ({
       ...source,
       ...(source.file?.path !== undefined && { file: { ...source.file, path: local(source.file.path) } }),

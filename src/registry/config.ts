@@ -69,6 +69,26 @@ const ConfigRegistrySchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const GIT_SCHEMES = ['https', 'http', 'ssh', 'git', 'file'] as const;
+
+const SourceAccessSchema = Type.Object(
+  {
+    filePaths: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'directories under which a file.path, a local git repository or a git.auth.passwordFile may be read (default: none; symbolic links are followed before the check)',
+    }),
+    privateNetworks: Type.Boolean({
+      default: false,
+      description: 'whether api endpoints, file URLs and git remotes may resolve to loopback, private (RFC 1918, unique-local) or link-local addresses, checked on every DNS answer and redirect',
+    }),
+    gitSchemes: Type.Array(Type.String({ minLength: 1 }), {
+      default: ['https'],
+      description: `URL schemes a git.repository may use, of ${GIT_SCHEMES.join(', ')} (default: https only; file also admits a local path, which must lie under filePaths)`,
+    }),
+  },
+  { default: {}, additionalProperties: false, description: 'what sources created through the admin API may read (sources of this file are trusted)' },
+);
+
 export const RegistryConfigSchema = Type.Object(
   {
     server: Type.Object(
@@ -102,6 +122,7 @@ export const RegistryConfigSchema = Type.Object(
     ),
     sources: Type.Array(ConfigSourceSchema, { default: [], description: 'catalog sources defined by this file (read-only through the API)' }),
     registries: Type.Array(ConfigRegistrySchema, { default: [], description: 'registries defined by this file (read-only through the API)' }),
+    sourceAccess: SourceAccessSchema,
     auth: Type.Object(
       {
         mode: Type.Union([Type.Literal('anonymous'), Type.Literal('oauth')], {
@@ -178,6 +199,9 @@ export function checkRegistryConfig(config: RegistryConfig): string[] {
     });
   });
   problems.push(...checkAuth(config.auth));
+  config.sourceAccess.gitSchemes.forEach((scheme, index) => {
+    if (!(GIT_SCHEMES as readonly string[]).includes(scheme)) problems.push(`sourceAccess.gitSchemes[${index}]: "${scheme}" is not one of ${GIT_SCHEMES.join(', ')}`);
+  });
   if (config.telemetry.endpoint !== undefined && !/^https?:\/\/[^/]/.test(config.telemetry.endpoint)) problems.push(`telemetry.endpoint: "${config.telemetry.endpoint}" is not an http(s) URL`);
   for (const [key, value] of [
     ['sync.leaseDuration', config.sync.leaseDuration],

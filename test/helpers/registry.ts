@@ -2,15 +2,29 @@ import { expect } from 'vitest';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LookupFunction } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { Fetch } from '../../src/core/net/address-guard.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { TestDatabaseTarget } from '../../src/core/db/database-testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRegistryApp, type RegistryApp } from '../../src/registry/app.js';
 import { parseRegistryConfig, type RegistryConfig } from '../../src/registry/config.js';
 
+/**
+ * Lets sources created through the API read what the tests prepare: files and git repositories in the
+ * temporary directory or the repository, and HTTP servers on this machine. Tests of the sourceAccess
+ * rules themselves pass their own block.
+ */
+export const TEST_SOURCE_ACCESS = {
+  filePaths: [tmpdir(), fileURLToPath(new URL('../..', import.meta.url))],
+  privateNetworks: true,
+  gitSchemes: ['https', 'http', 'ssh', 'git', 'file'],
+};
+
 /** A validated registry configuration from a plain object, exactly as a YAML file would give it. */
 export function registryConfig(document: Record<string, unknown> = {}): RegistryConfig {
-  return parseRegistryConfig({ auth: { mode: 'anonymous' }, ...document });
+  return parseRegistryConfig({ auth: { mode: 'anonymous' }, sourceAccess: TEST_SOURCE_ACCESS, ...document });
 }
 
 export interface TestRegistry extends RegistryApp {
@@ -27,15 +41,19 @@ export interface TestRegistry extends RegistryApp {
  * The real registry app on a fresh database of the given engine (PGlite in memory by default), with
  * background work off so tests decide when syncs run.
  */
-export async function createTestRegistry(options: { config?: Record<string, unknown>; target?: TestDatabaseTarget; clock?: Clock } = {}): Promise<TestRegistry> {
+export async function createTestRegistry(
+  options: { config?: Record<string, unknown>; target?: TestDatabaseTarget; clock?: Clock; lookup?: LookupFunction; fetch?: Fetch } = {},
+): Promise<TestRegistry> {
   const created = options.target ? await options.target.create() : undefined;
   const app = await buildRegistryApp({
     config: registryConfig({ database: { dataDir: 'memory://' }, ...options.config }),
     ...(created && { database: created.database as never }),
     logger: silentLogger,
+    env: process.env,
     backgroundSync: false,
-    providerOptions: { httpBackoffMs: 5 },
+    providerOptions: { httpBackoffMs: 5, ...(options.fetch && { fetch: options.fetch }) },
     ...(options.clock && { clock: options.clock }),
+    ...(options.lookup && { lookup: options.lookup }),
   });
   const parse = (text: string): unknown => (text === '' ? undefined : JSON.parse(text));
   return {

@@ -5,7 +5,7 @@ import type { Database } from '../../src/core/db/database.js';
 import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRegistryApp, type RegistryApp } from '../../src/registry/app.js';
-import type { RegistryDatabase } from '../../src/registry/db.js';
+import type { RegistryDatabase } from '../../src/registry/tables.js';
 import { EXAMPLE_CATALOG, registryConfig } from '../helpers/registry.js';
 
 interface Source {

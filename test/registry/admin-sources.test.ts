@@ -204,9 +204,10 @@ describe.each(testDatabaseTargets())('admin API: sources ($name)', (target) => {
     });
 
     it('creates git and api sources as REMOTE and records a failed sync without losing the counts', async () => {
-      const git = await put('remote-git', { git: { repository: '/nonexistent/toolyard-repo', branch: 'main' } });
+      const missing = join(tmpdir(), 'toolyard-nonexistent-repo');
+      const git = await put('remote-git', { git: { repository: missing, branch: 'main' } });
       expect(git.status).toBe(201);
-      expect(git.body).toMatchObject({ sourceType: 'git', type: 'REMOTE', sourceConfig: { repository: '/nonexistent/toolyard-repo', branch: 'main' }, syncSchedule: '1h' });
+      expect(git.body).toMatchObject({ sourceType: 'git', type: 'REMOTE', sourceConfig: { repository: missing, branch: 'main' }, syncSchedule: '1h' });
       const api = await put('remote-api', { api: { endpoint: 'http://127.0.0.1:9/', timeout: '1s' }, syncPolicy: { interval: '10s' } });
       expect(api.status).toBe(201);
       expect(api.body).toMatchObject({ sourceType: 'api', type: 'REMOTE', sourceConfig: { endpoint: 'http://127.0.0.1:9/', timeout: '1s' }, syncSchedule: '10s' });

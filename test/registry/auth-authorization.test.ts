@@ -101,6 +101,18 @@ describe.each(testDatabaseTargets())('authorization over HTTP ($name)', (target)
   const call = <T = ErrorBody>(persona: Persona, method: string, path: string, body?: unknown): Promise<HttpResult<T>> =>
     registry.call<T>(method, path, { token: tokens.get(persona) ?? '', ...(body !== undefined && { body }) });
   const status = async (persona: Persona, method: string, path: string, body?: unknown) => (await call(persona, method, path, body)).status;
+  /** The names of a list read one item a page, following metadata.nextCursor to the end. */
+  const everyPage = async (persona: Persona, path: string, key: 'sources' | 'registries') => {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await call<Record<string, { name: string }[]> & { metadata: { nextCursor?: string } }>(persona, 'GET', `${path}?limit=1${cursor === undefined ? '' : `&cursor=${cursor}`}`);
+      expect(page.status).toBe(200);
+      names.push(...(page.body[key] ?? []).map((item) => item.name));
+      cursor = page.body.metadata.nextCursor;
+    } while (cursor !== undefined);
+    return names;
+  };
   const serverNames = async (persona: Persona, registryName: string) => {
     const response = await call<ServerList>(persona, 'GET', `/registry/${registryName}/v0.1/servers`);
     expect(response.status).toBe(200);
@@ -373,6 +385,8 @@ describe.each(testDatabaseTargets())('authorization over HTTP ($name)', (target)
       }
       const listed = (await call<{ sources: { name: string }[] }>('admin', 'GET', '/v1/sources')).body.sources.map((s) => s.name).sort();
       expect(listed).toEqual(['acme-tools', 'api-acme', 'ex-org', 'internal']);
+      // page by page, hidden sources leave their pages and the cursor goes on past them
+      expect((await everyPage('admin', '/v1/sources', 'sources')).sort()).toEqual(listed);
     });
 
     it('an invisible registry is absent: 404 on get, update, delete and entries', async () => {
@@ -387,7 +401,9 @@ describe.each(testDatabaseTargets())('authorization over HTTP ($name)', (target)
       }
       const listed = (await call<{ registries: { name: string }[] }>('admin', 'GET', '/v1/registries')).body.registries.map((r) => r.name).sort();
       expect(listed).toEqual(['acme', 'api-acme', 'everyone', 'ex-org']);
+      expect((await everyPage('admin', '/v1/registries', 'registries')).sort()).toEqual(listed);
       expect((await call<{ registries: { name: string }[] }>('nobody', 'GET', '/v1/registries')).body.registries).toEqual([]);
+      expect(await everyPage('nobody', '/v1/registries', 'registries')).toEqual([]);
     });
 
     it('the consumer registry gate answers 403 before any data, for claims not satisfied and for no claims', async () => {

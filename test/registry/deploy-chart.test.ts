@@ -1,18 +1,22 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseRegistryConfig } from '../../src/registry/config.js';
+import { kubernetesSchemaProblems } from '../helpers/kubernetes-schemas.js';
 
 /*
  * helm cannot be installed here (neither Debian nor npm carries it), so this file renders the chart
- * itself: a small evaluator of the Go template subset the chart uses (text, {{- -}} trimming,
+ * itself (and with the real `helm template` too, where a helm binary is on PATH): a small evaluator of the Go template subset the chart uses (text, {{- -}} trimming,
  * comments, define/include, if/else, range with or without a variable, parentheses, pipelines and
  * the functions toYaml, nindent, indent, quote, default, printf, eq, sha256sum). deploy/manifests/ must
  * equal its render of the default values (TOOLYARD_UPDATE_MANIFESTS=1 rewrites it), and every object
- * rendered is checked against the Kubernetes object shapes the chart uses. It is not helm: the
- * whitespace of toYaml may differ from helm's, and no API server schema is consulted.
+ * rendered is checked against the Kubernetes object shapes the chart uses and against the API schema of its
+ * kind (built from the models @kubernetes/client-node generates from the Kubernetes OpenAPI document).
+ * The evaluator is not helm: the whitespace of toYaml may differ from helm's.
  */
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -260,6 +264,26 @@ function renderChart(overrides: Record<string, unknown> = {}): string {
     .join('');
 }
 
+/** Whether a helm binary is on PATH: then the chart is also rendered by helm itself. */
+const HELM = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' }).status === 0;
+
+/** `helm template` with the overrides as a values file; only where helm is installed. */
+function helmTemplate(overrides: Record<string, unknown> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'toolyard-chart-'));
+  try {
+    const values = join(dir, 'values.yaml');
+    writeFileSync(values, stringify(overrides));
+    const result = spawnSync('helm', ['template', RELEASE.Name, CHART, '--namespace', RELEASE.Namespace, '-f', values], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`helm template failed: ${result.stderr}`);
+    return result.stdout;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The renderers this machine has: the evaluator always, helm itself when it is installed. */
+const RENDERERS: [string, (overrides?: Record<string, unknown>) => string][] = [['evaluator', renderChart], ...(HELM ? [['helm template', helmTemplate] as [string, typeof helmTemplate]] : [])];
+
 function merge(base: Record<string, unknown>, overrides: Record<string, unknown>): Record<string, unknown> {
   const result: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(overrides)) {
@@ -301,6 +325,7 @@ function checkShapes(list: K8sObject[]): Map<string, K8sObject[]> {
   for (const object of list) {
     const known = KINDS[object.kind];
     expect(known, `kind ${object.kind}`).toBeDefined();
+    expect(kubernetesSchemaProblems(object), `${object.kind} ${object.metadata.name}`).toEqual([]);
     expect(object.apiVersion).toBe(known?.apiVersion);
     expect(object.metadata.name).toMatch(DNS_SUBDOMAIN);
     if (known?.namespaced) expect(object.metadata.namespace).toMatch(DNS_SUBDOMAIN);
@@ -416,6 +441,28 @@ describe('the Helm chart, rendered without helm', () => {
     const env = spec.template.spec.containers[0]?.env ?? [];
     expect(env).toContainEqual({ name: 'TOOLYARD_DATABASE_URL', valueFrom: { secretKeyRef: { name: 'toolyard-registry-database', key: 'url' } } });
     expect(spec.template.metadata.annotations['checksum/config']).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('renders objects that pass the Kubernetes API schema of their kind, with every renderer on this machine', () => {
+    const variants = [
+      {},
+      { rbac: { scope: 'cluster' } },
+      { rbac: { namespaces: ['team-a'], customResources: [{ group: 'toolyard.dev', plural: 'mcpservers' }] } },
+      { database: { passwordKey: 'password', caKey: 'ca.crt', migrationUrlKey: 'migrationUrl' }, image: { tag: '1.2.3' } },
+    ];
+    for (const [name, render] of RENDERERS) {
+      for (const values of variants) {
+        const rendered = objects(render(values));
+        expect(rendered.length, name).toBeGreaterThan(0);
+        for (const object of rendered) expect(kubernetesSchemaProblems(object), `${name}: ${object.kind} with ${JSON.stringify(values)}`).toEqual([]);
+      }
+    }
+  });
+
+  it('the API schema check refuses a misspelt field and a value of the wrong type', () => {
+    const deployment = objects(renderChart()).find((object) => object.kind === 'Deployment') as K8sObject & { spec: Record<string, unknown> };
+    const broken = { ...deployment, spec: { ...deployment.spec, replicas: 'two', strategy: { tpye: 'Recreate' } } };
+    expect(kubernetesSchemaProblems(broken)).toEqual(['Deployment /spec/replicas: must be number', 'Deployment /spec/strategy: must NOT have additional properties (tpye)']);
   });
 
   it('scopes RBAC to each listed namespace, for Services and the listed custom resources', () => {

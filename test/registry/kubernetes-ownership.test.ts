@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/core/db/database.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRegistryApp, type RegistryApp } from '../../src/registry/app.js';
-import type { RegistryDatabase } from '../../src/registry/db.js';
+import type { RegistryDatabase } from '../../src/registry/tables.js';
 import { exported, service, startFakeKubernetes, waitFor, type FakeKubernetes } from '../helpers/fake-kubernetes.js';
 import { registryConfig } from '../helpers/registry.js';
 

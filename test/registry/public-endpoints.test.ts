@@ -5,7 +5,7 @@ import { createDatabase } from '../../src/core/db/database.js';
 import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRegistryApp, VERSION } from '../../src/registry/app.js';
-import type { RegistryDatabase } from '../../src/registry/db.js';
+import type { RegistryDatabase } from '../../src/registry/tables.js';
 import { REGISTRY_MIGRATION_TABLE } from '../../src/registry/migrations/index.js';
 import { createTestRegistry, EXAMPLE_CATALOG, INTERNAL_AND_EXAMPLES, registryConfig, type TestRegistry } from '../helpers/registry.js';
 

@@ -6,7 +6,7 @@ import { createDatabase, type Database } from '../../src/core/db/database.js';
 import { testDatabaseTargets, type TestDatabaseTarget } from '../../src/core/db/database-testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { buildRegistryApp, type RegistryApp } from '../../src/registry/app.js';
-import type { RegistryDatabase } from '../../src/registry/db.js';
+import type { RegistryDatabase } from '../../src/registry/tables.js';
 import { freePort, spawnCli, waitFor } from '../helpers/cli.js';
 import { manualClock } from '../helpers/clock.js';
 import { catalogFile, registryConfig } from '../helpers/registry.js';

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
-import { createApiSource, type ApiSourceOptions } from '../../src/registry/sources/api.js';
-import { CatalogFormatError } from '../../src/registry/sources/catalog-document.js';
-import { OFFICIAL_META } from '../../src/registry/sources/records.js';
-import { SourceFetchError } from '../../src/registry/sources/provider.js';
+import { createApiSource, type ApiSourceOptions } from '../../src/registry/sources/providers/api.js';
+import { CatalogFormatError } from '../../src/registry/sources/providers/catalog-document.js';
+import { OFFICIAL_META } from '../../src/registry/sources/providers/records.js';
+import { SourceFetchError } from '../../src/registry/sources/providers/provider.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 
 const record = (index: number, version = '1.0.0') => ({

@@ -3,8 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
-import { createGitSource, type GitSourceOptions } from '../../src/registry/sources/git.js';
-import { sha256, SourceFetchError } from '../../src/registry/sources/provider.js';
+import { createGitSource, type GitSourceOptions } from '../../src/registry/sources/providers/git.js';
+import { sha256, SourceFetchError } from '../../src/registry/sources/providers/provider.js';
 import { createRepository, createTempDir, git, serveGitOverHttp, type GitHttpServer, type TempDir } from '../helpers/git.js';
 
 const catalog = (...names: string[]) => JSON.stringify({ version: '1.0.0', data: { servers: names.map((name) => ({ name, version: '1.0.0' })) } }, null, 2);
@@ -12,7 +12,7 @@ const catalog = (...names: string[]) => JSON.stringify({ version: '1.0.0', data:
 const context = () => ({ signal: new AbortController().signal, logger: silentLogger });
 
 async function fetchSource(options: Partial<GitSourceOptions> & { repository: string }) {
-  return createGitSource({ path: 'registry.json', timeoutMs: 20_000, ...options }).fetch(context());
+  return createGitSource({ path: 'registry.json', timeoutMs: 20_000, env: process.env, ...options }).fetch(context());
 }
 
 async function names(options: Partial<GitSourceOptions> & { repository: string }): Promise<string[]> {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OFFICIAL_META } from '../../src/registry/sources/records.js';
+import { OFFICIAL_META } from '../../src/registry/sources/providers/records.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { createRepository, createTempDir, git, serveGitOverHttp, type GitHttpServer, type TempDir } from '../helpers/git.js';
 import { createTestRegistry, MCP_INSIGHTS, UPSTREAM_EXAMPLE, type TestRegistry } from '../helpers/registry.js';

@@ -72,9 +72,12 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
 
   return {
     async publish(trx, topic) {
-      await sql`insert into change_generations (topic, generation) values (${topic}, 1)
-        on conflict (topic) do update set generation = change_generations.generation + 1`.execute(trx);
-      await sql`select pg_notify(${CHANGE_CHANNEL}, ${topic})`.execute(trx);
+      // one statement: it runs in every directory and key write, where each round trip counts
+      await sql`with bumped as (
+          insert into change_generations (topic, generation) values (${topic}, 1)
+          on conflict (topic) do update set generation = change_generations.generation + 1
+          returning topic)
+        select pg_notify(${CHANGE_CHANNEL}, topic) from bumped`.execute(trx);
     },
     subscribe(topic, handler) {
       handlers.set(topic, [...(handlers.get(topic) ?? []), handler]);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { ConnectionOptions } from 'node:tls';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
 
@@ -135,11 +135,6 @@ export async function createDatabase<DB>(options: DatabaseOptions): Promise<Data
       await pglite.close();
     },
   };
-}
-
-/** Runs `work` in one transaction; the callback receives the transaction explicitly. */
-export function inTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-  return db.transaction().execute(work);
 }
 
 export async function ping(db: Kysely<unknown>): Promise<void> {

@@ -18,6 +18,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   await sql`create index users_by_user_name on users (user_name, id)`.execute(db);
   await sql`create unique index users_scim_user_name on users (source, lower(user_name)) where source like 'scim:%'`.execute(db);
+  // SCIM lists a provisioner's records by creation; IdPs look users up by externalId before creating them
+  await sql`create index users_by_source on users (source, created_at, id)`.execute(db);
+  await sql`create index users_scim_external_id on users (source, (scim_resource->>'externalId')) where scim_resource is not null`.execute(db);
 
   // a user's external id per issuer: what a token's binding claim resolves to
   await sql`
@@ -44,6 +47,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   await sql`create unique index groups_unique_name on groups (source, lower(name))`.execute(db);
   await sql`create index groups_by_name on groups (name, id)`.execute(db);
+  await sql`create index groups_by_source on groups (source, created_at, id)`.execute(db);
 
   await sql`
     create table group_members (

@@ -1,3 +1,5 @@
+import type { EntryType } from '../tables.js';
+
 /*
  * The audit record and its stable event names. Names and fields are a contract with whoever reads the
  * log (a SIEM, a compliance export): add new names, never rename or reuse one.
@@ -24,7 +26,7 @@ export type AuditEventName = (typeof AUDIT_EVENTS)[number];
 /** success: done (2xx); failure: refused for any other reason (4xx, 5xx, or a 401); denied: a 403. */
 export type AuditOutcome = 'success' | 'failure' | 'denied';
 
-export type AuditResourceType = 'source' | 'registry' | 'server' | 'skill' | 'plugin';
+export type AuditResourceType = 'source' | 'registry' | EntryType;
 
 export interface AuditRecord {
   /** ISO 8601, UTC. */

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../core/errors.js';
 import type { HttpApp } from '../../core/http/app.js';
-import { readPublishedRecord, type PublishBody } from '../admin/entries-service.js';
+import { readPublishedRecord } from '../entries/service.js';
+import type { PublishBody } from '../entries/schemas.js';
 import type { AuditLog } from './audit-log.js';
 import type { AuditEventName, AuditOutcome, AuditResourceType } from './events.js';
 

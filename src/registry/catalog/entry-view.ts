@@ -1,5 +1,6 @@
-import type { Claims, EntryType } from '../db.js';
-import { OFFICIAL_META } from '../sources/records.js';
+import type { Selectable } from 'kysely';
+import type { Claims, EntriesTable, EntryType } from '../tables.js';
+import { OFFICIAL_META } from '../sources/providers/records.js';
 
 /** One stored entry version as the read model holds it, with its consumer JSON serialized once. */
 export interface EntryView {
@@ -24,22 +25,8 @@ export interface EntryView {
   json: Buffer;
 }
 
-export interface StoredEntry {
-  source_name: string;
-  entry_type: EntryType;
-  name: string;
-  version: string;
-  status: string;
-  status_message: string | null;
-  title: string;
-  description: string;
-  claims: Claims;
-  body: string;
-  published_at: Date;
-  updated_at: Date;
-  status_changed_at: Date;
-  created_at: Date;
-}
+/** An entry row as read from the table (without its id and hash). */
+export type StoredEntry = Omit<Selectable<EntriesTable>, 'id' | 'hash'>;
 
 function officialMeta(row: StoredEntry, isLatest: boolean): Record<string, unknown> {
   return {

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Claims, EntryType, RegistryDatabase } from '../db.js';
+import type { Claims, EntryType, RegistryDatabase } from '../tables.js';
 import { toEntryView, type EntryView, type StoredEntry } from './entry-view.js';
+import { catalogGeneration, listRegistryDefinitions, listSourceEntryRows, listSourceGenerations } from './store.js';
 import { compareKeys, compareNewestFirst } from './versions.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 
@@ -88,28 +89,25 @@ export function createCatalogReadModel(options: { db: Kysely<RegistryDatabase>; 
   let timer: NodeJS.Timeout | undefined;
 
   async function load(): Promise<void> {
-    const state = await db.selectFrom('catalog_state').select('generation').where('id', '=', 1).executeTakeFirstOrThrow();
-    if (state.generation === generation) return;
-    const sourceRows = await db.selectFrom('sources').select(['name', 'claims', 'entries_generation']).execute();
+    const current = await catalogGeneration(db);
+    if (current === generation) return;
+    const sourceRows = await listSourceGenerations(db);
     const nextSources = new Map<string, SourceSnapshot>();
     for (const row of sourceRows) {
-      const current = sources.get(row.name);
-      if (current?.generation === row.entries_generation) {
-        nextSources.set(row.name, { ...current, claims: row.claims });
+      const held = sources.get(row.name);
+      if (held?.generation === row.entries_generation) {
+        nextSources.set(row.name, { ...held, claims: row.claims });
         continue;
       }
       nextSources.set(row.name, await loadSource(db, row.name, row.claims, row.entries_generation));
     }
-    const links = await db.selectFrom('registry_sources').select(['registry_name', 'source_name']).orderBy('registry_name').orderBy('position').execute();
-    const registryRows = await db.selectFrom('registries').select(['name', 'claims']).execute();
-    const nextRegistries = new Map(registryRows.map((row) => [row.name, { name: row.name, claims: row.claims, sources: [] as string[] }]));
-    for (const link of links) nextRegistries.get(link.registry_name)?.sources.push(link.source_name);
+    const nextRegistries = await listRegistryDefinitions(db);
     sources = nextSources;
     registries = nextRegistries;
     claimKeys = collectClaimKeys(nextSources);
     viewKeys = new WeakMap();
     views = new Map();
-    generation = state.generation;
+    generation = current;
   }
 
   const model: CatalogReadModel = {
@@ -156,26 +154,7 @@ export function createCatalogReadModel(options: { db: Kysely<RegistryDatabase>; 
 }
 
 async function loadSource(db: Kysely<RegistryDatabase>, name: string, claims: Claims, generation: number): Promise<SourceSnapshot> {
-  const rows: StoredEntry[] = await db
-    .selectFrom('entries')
-    .select([
-      'source_name',
-      'entry_type',
-      'name',
-      'version',
-      'status',
-      'status_message',
-      'title',
-      'description',
-      'claims',
-      'body',
-      'published_at',
-      'updated_at',
-      'status_changed_at',
-      'created_at',
-    ])
-    .where('source_name', '=', name)
-    .execute();
+  const rows = await listSourceEntryRows(db, name);
   const grouped = new Map<string, StoredEntry[]>();
   for (const row of rows) {
     const key = `${row.entry_type}\u0000${row.name}`;

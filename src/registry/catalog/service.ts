@@ -1,7 +1,7 @@
 import type { Caller } from '../../core/auth/caller.js';
 import { decodeCursor, encodeCursor } from '../../core/http/cursor.js';
 import { InvalidInputError, NotFoundError } from '../../core/errors.js';
-import type { EntryType } from '../db.js';
+import type { EntryType } from '../tables.js';
 import type { EntryView } from './entry-view.js';
 import type { CatalogReadModel, RegistryDefinition, RegistryView, VisibilityRule } from './read-model.js';
 import { compareKeys } from './versions.js';

@@ -1,5 +1,5 @@
-import type { FilterConfig } from '../db.js';
-import type { IngestRecord } from '../sources/records.js';
+import type { FilterConfig } from '../tables.js';
+import type { IngestRecord } from '../sources/providers/records.js';
 
 /** A name glob: `*` matches any run of characters, `/` included; everything else is literal. */
 export function globToRegExp(glob: string): RegExp {

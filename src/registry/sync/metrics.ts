@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { Counter, Gauge, Histogram, type Registry } from '../../core/telemetry/metrics.js';
-import type { RegistryDatabase } from '../db.js';
+import type { RegistryDatabase } from '../tables.js';
+import { findSyncCounts } from './store.js';
 
 export interface SyncMetrics {
   duration: Histogram<'source' | 'outcome'>;
@@ -32,11 +33,7 @@ export function createSyncMetrics(registry: Registry): SyncMetrics {
     }),
     entries,
     async refreshCounts(db, sourceName) {
-      const row = await db
-        .selectFrom('source_sync')
-        .select(['server_count', 'skill_count', 'plugin_count'])
-        .where('source_name', '=', sourceName)
-        .executeTakeFirst();
+      const row = await findSyncCounts(db, sourceName);
       if (!row) return;
       entries.set({ source: sourceName, entry_type: 'server' }, row.server_count);
       entries.set({ source: sourceName, entry_type: 'skill' }, row.skill_count);

@@ -1,15 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
-import type { FilterConfig, RegistryDatabase, SourceKind } from '../db.js';
-import { CatalogFormatError } from '../sources/catalog-document.js';
-import { SourceFetchError, sha256, type SourceProvider } from '../sources/provider.js';
-import type { IngestRecord } from '../sources/records.js';
+import type { CreationType, FilterConfig, RegistryDatabase, SourceKind } from '../tables.js';
+import { CatalogFormatError } from '../sources/providers/catalog-document.js';
+import { SourceFetchError, sha256, type SourceProvider } from '../sources/providers/provider.js';
+import type { IngestRecord } from '../sources/providers/records.js';
 import { createEntryFilter } from './filter.js';
 import { releaseLease, renewLease, type ClaimedSync } from './operations/claim-due-sources.js';
 import { lockOwnSync, recordSyncFailure, recordSyncSuccess, type SyncOutcome } from './operations/record-sync-outcome.js';
 import { countRecords, keyOf, writeSourceEntries } from './operations/write-source-entries.js';
 import type { SyncMetrics } from './metrics.js';
+import { findSourceToSync } from './store.js';
 
 /** Bumped when the way records are derived from source data changes, so every source re-syncs once. */
 const INGEST_FORMAT = 'v1';
@@ -22,7 +23,8 @@ export interface SyncDependencies {
   metrics: SyncMetrics;
   owner: string;
   leaseMs: number;
-  providerFor(kind: SourceKind, config: Record<string, unknown>): SourceProvider;
+  /** `creationType` says whose source it is: API sources are held to the sourceAccess rules. */
+  providerFor(kind: SourceKind, config: Record<string, unknown>, creationType: CreationType): SourceProvider;
   /** Called after a sync changed the catalog; resolves when this replica's read model shows it. */
   onCatalogChanged(): Promise<void>;
 }
@@ -32,12 +34,7 @@ export type SyncResult = 'changed' | 'unchanged' | 'failed' | 'lost' | 'interrup
 /** Runs one claimed sync to its end: fetch, compare, and either record "unchanged" or write the new content. */
 export async function syncSource(deps: SyncDependencies, claim: ClaimedSync, shutdown?: AbortSignal): Promise<SyncResult> {
   const { db, clock, owner } = deps;
-  const source = await db
-    .selectFrom('sources')
-    .innerJoin('source_sync', 'source_sync.source_name', 'sources.name')
-    .select(['kind', 'config', 'filter', 'claims', 'sync_interval_ms', 'content_hash'])
-    .where('name', '=', claim.sourceName)
-    .executeTakeFirst();
+  const source = await findSourceToSync(db, claim.sourceName);
   if (!source) return 'lost';
   const logger = deps.logger.child({ source: claim.sourceName });
   const abort = new AbortController();
@@ -59,7 +56,7 @@ export async function syncSource(deps: SyncDependencies, claim: ClaimedSync, shu
   });
   let result: SyncResult;
   try {
-    const fetched = await deps.providerFor(source.kind, source.config).fetch({ signal: abort.signal, logger });
+    const fetched = await deps.providerFor(source.kind, source.config, source.creation_type).fetch({ signal: abort.signal, logger });
     const contentHash = sha256(JSON.stringify([INGEST_FORMAT, fetched.fingerprint, source.filter, source.claims]));
     if (contentHash === source.content_hash) {
       result = await db.transaction().execute(async (trx) => {

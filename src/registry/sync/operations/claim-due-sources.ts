@@ -1,12 +1,12 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import type { RegistryDatabase } from '../../db.js';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { RegistryDatabase } from '../../tables.js';
 
 export interface ClaimedSync {
   sourceName: string;
   startedAt: Date;
 }
 
-type LeaseCandidates = SelectQueryBuilder<RegistryDatabase, 'source_sync', { source_name: string }>;
+export type LeaseCandidates = SelectQueryBuilder<RegistryDatabase, 'source_sync', { source_name: string }>;
 
 /**
  * Takes the lease of the sources `narrow` selects among those whose lease is free or expired, for
@@ -88,11 +88,3 @@ export async function requestSync(db: Kysely<RegistryDatabase>, sourceName: stri
     .execute();
 }
 
-/** The earliest moment a sync is due, so an idle scheduler can sleep until then. */
-export async function nextDueAt(db: Kysely<RegistryDatabase>): Promise<Date | undefined> {
-  const row = await db
-    .selectFrom('source_sync')
-    .select(sql<Date | null>`min(greatest(next_sync_at, coalesce(lease_until, next_sync_at)))`.as('due'))
-    .executeTakeFirst();
-  return row?.due ?? undefined;
-}

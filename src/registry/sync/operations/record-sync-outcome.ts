@@ -1,13 +1,22 @@
 import { sql, type Transaction } from 'kysely';
-import type { RegistryDatabase } from '../../db.js';
+import type { RegistryDatabase } from '../../tables.js';
 import type { EntryCounts } from './write-source-entries.js';
 
-export interface SyncOutcome {
+interface OutcomeBase {
   sourceName: string;
   owner: string;
   startedAt: Date;
   now: Date;
+}
+
+/** A sync run by the scheduler: its lease ends with it, and the next sync is due after the interval. */
+export interface SyncOutcome extends OutcomeBase {
   intervalMs: number;
+}
+
+/** A snapshot written by a watch (kubernetes sources): the watch keeps its lease, and nothing is scheduled. */
+export interface WatchOutcome extends OutcomeBase {
+  watched: true;
 }
 
 /**
@@ -37,9 +46,9 @@ async function nextSyncAt(trx: Transaction<RegistryDatabase>, outcome: SyncOutco
  */
 export async function recordSyncSuccess(
   trx: Transaction<RegistryDatabase>,
-  outcome: SyncOutcome,
+  outcome: SyncOutcome | WatchOutcome,
   counts: EntryCounts | undefined,
-  contentHash: string,
+  contentHash: string | undefined,
   message = '',
 ): Promise<void> {
   await trx
@@ -50,10 +59,10 @@ export async function recordSyncSuccess(
       attempt_count: 0,
       message: counts ? message : sql<string>`case when attempt_count = 0 then message else '' end`,
       ...(counts && { server_count: counts.serverCount, skill_count: counts.skillCount, plugin_count: counts.pluginCount }),
-      content_hash: contentHash,
-      next_sync_at: await nextSyncAt(trx, outcome, outcome.intervalMs),
-      lease_owner: null,
-      lease_until: null,
+      ...(contentHash !== undefined && { content_hash: contentHash }),
+      ...('watched' in outcome
+        ? { last_attempt: outcome.now }
+        : { next_sync_at: await nextSyncAt(trx, outcome, outcome.intervalMs), lease_owner: null, lease_until: null }),
     })
     .where('source_name', '=', outcome.sourceName)
     .execute();
@@ -65,7 +74,7 @@ export function retryDelay(attemptCount: number, intervalMs: number, random: () 
   return Math.round(capped / 2 + (random() * capped) / 2);
 }
 
-export async function recordSyncFailure(trx: Transaction<RegistryDatabase>, outcome: SyncOutcome, message: string): Promise<number> {
+export async function recordSyncFailure(trx: Transaction<RegistryDatabase>, outcome: SyncOutcome | WatchOutcome, message: string): Promise<number> {
   const row = await trx
     .selectFrom('source_sync')
     .select(['attempt_count', 'lease_owner'])
@@ -74,6 +83,10 @@ export async function recordSyncFailure(trx: Transaction<RegistryDatabase>, outc
     .executeTakeFirst();
   if (row?.lease_owner !== outcome.owner) return row?.attempt_count ?? 0;
   const attempts = row.attempt_count + 1;
+  if ('watched' in outcome) {
+    await trx.updateTable('source_sync').set({ phase: 'failed', attempt_count: attempts, message, last_attempt: outcome.now }).where('source_name', '=', outcome.sourceName).execute();
+    return attempts;
+  }
   await trx
     .updateTable('source_sync')
     .set({

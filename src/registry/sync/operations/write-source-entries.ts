@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Insertable, type Transaction } from 'kysely';
-import type { Claims, EntriesTable, EntryType, RegistryDatabase } from '../../db.js';
-import type { IngestRecord } from '../../sources/records.js';
+import type { Claims, EntriesTable, EntryType, RegistryDatabase } from '../../tables.js';
+import type { IngestRecord } from '../../sources/providers/records.js';
 
 export interface EntryCounts {
   serverCount: number;
