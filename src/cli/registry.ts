@@ -1,14 +1,5 @@
 import type { Command } from 'commander';
-import { parseDuration } from '../core/config/duration.js';
-import { ConfigError } from '../core/config/load.js';
-import type { LevelWithSilent } from 'pino';
-
-function splitAddress(address: string): { host: string; port: number } {
-  const match = /^\[?([^\]]*)\]?:(\d{1,5})$/.exec(address);
-  const port = Number(match?.[2]);
-  if (!match || port > 65535) throw new ConfigError([`server.address: "${address}" must be HOST:PORT (example: 127.0.0.1:8080)`]);
-  return { host: match[1] ?? '127.0.0.1', port };
-}
+import { splitAddress, stopOnSignals } from './serve.js';
 
 async function loadConfig(file: string | undefined) {
   const [{ loadRegistryConfig }, { resolveConfigPaths }] = await Promise.all([import('../registry/config.js'), import('../registry/config-paths.js')]);
@@ -26,24 +17,13 @@ export function registerRegistryCommands(program: Command): void {
     .option('-a, --address <host:port>', 'listen address (overrides server.address)')
     .action(async (options: { config?: string; address?: string }) => {
       const config = await loadConfig(options.config);
-      const { host, port } = splitAddress(options.address ?? config.server.address);
+      const { host, port } = splitAddress(options.address ?? config.server.address, options.address === undefined ? 'server.address' : '--address');
       const [{ createLogger }, { buildRegistryApp }] = await Promise.all([import('../core/telemetry/logger.js'), import('../registry/app.js')]);
-      const logger = createLogger({ level: config.logging.level as LevelWithSilent, name: 'registry' });
+      const logger = createLogger({ level: config.logging.level, name: 'registry' });
       const app = await buildRegistryApp({ config, logger, env: process.env });
       app.start();
       await app.http.listen({ host, port });
-      const stop = async (signal: string) => {
-        // SIGTERM comes from an orchestrator: keep serving while /readiness tells the load balancer to
-        // stop sending, then close. Ctrl-C (SIGINT) closes at once.
-        const delay = signal === 'SIGTERM' ? (parseDuration(config.server.shutdownDelay) ?? 0) : 0;
-        logger.info({ signal, delayMs: delay }, 'shutting down');
-        app.drain();
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        await app.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', (signal) => void stop(signal));
-      process.once('SIGTERM', (signal) => void stop(signal));
+      stopOnSignals(app, { logger, shutdownDelay: config.server.shutdownDelay });
     });
 
   registry

@@ -2,21 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
 import { hostname } from 'node:os';
-import swagger from '@fastify/swagger';
-import type { LevelWithSilent, Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createServiceHost, migrateServiceDatabase } from '../core/service/host.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import { UnavailableError } from '../core/errors.js';
 import { parseDuration } from '../core/config/duration.js';
-import { createDatabase, ping, type Database, type DatabaseOptions } from '../core/db/database.js';
+import type { Database } from '../core/db/database.js';
 import { listenForChanges, type ChangeListener } from '../core/db/notifications.js';
-import { createMigrator, migrateToLatest, pendingMigrations } from '../core/db/migrator.js';
-import { createHttpApp, type HttpApp } from '../core/http/app.js';
+import type { HttpApp } from '../core/http/app.js';
 import { createLogger } from '../core/telemetry/logger.js';
-import { createHttpMetrics, createMetricsRegistry } from '../core/telemetry/metrics.js';
-import { registerHttpTracing } from '../core/telemetry/http-tracing.js';
-import { createSqlTracingPlugin } from '../core/telemetry/sql-tracing.js';
 import { traceTimers } from '../core/telemetry/traced-timer.js';
-import { createTracing, type Tracing } from '../core/telemetry/tracing.js';
+import type { Tracing } from '../core/telemetry/tracing.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createAuditLog, noAuditLog, registerHttpAudit, resourceExists } from './audit/index.js';
 import { createEntriesService } from './entries/service.js';
@@ -38,7 +33,6 @@ import { authorizeEntries } from './entries/authz.js';
 import { createConsumerAccess } from './catalog/authz.js';
 import { createAccessPolicy } from './identity/policy.js';
 import { registerConsumerRoutes } from './catalog/routes.js';
-import { registerPublicRoutes } from './http/public-routes.js';
 import { PackageRecordSchema, ServerRecordSchema } from './catalog/schemas.js';
 import { SourceSchema } from './sources/schemas.js';
 import { RegistrySchema } from './registries/schemas.js';
@@ -86,35 +80,12 @@ export interface RegistryApp {
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-/** How the server connects: `url` (with its password file) or the embedded data directory. */
-export function registryDatabaseOptions(database: RegistryConfig['database']): DatabaseOptions {
-  return {
-    url: database.url,
-    dataDir: database.dataDir,
-    maxConnections: database.maxConnections,
-    caFile: database.caFile,
-    passwordFile: database.passwordFile,
-  };
-}
-
 /**
  * Applies pending migrations, as the user of `migrationUrl` when one is set (the server's own user
  * may then lack DDL rights), else on the server's connection.
  */
-export async function migrateRegistryDatabase(database: RegistryConfig['database']): Promise<string[]> {
-  if (database.migrationUrl !== undefined && database.url === undefined) {
-    throw new Error('database.migrationUrl: set database.url too (migrations on a server, the catalog in PGlite would never meet)');
-  }
-  const target =
-    database.migrationUrl === undefined
-      ? registryDatabaseOptions(database)
-      : { url: database.migrationUrl, maxConnections: 1, caFile: database.caFile, passwordFile: database.migrationPasswordFile };
-  const connection = await createDatabase<RegistryDatabase>(target);
-  try {
-    return await migrateToLatest(createMigrator(connection.db as never, registryMigrations, REGISTRY_MIGRATION_TABLE));
-  } finally {
-    await connection.close();
-  }
+export function migrateRegistryDatabase(database: RegistryConfig['database']): Promise<string[]> {
+  return migrateServiceDatabase(database, registryMigrations, REGISTRY_MIGRATION_TABLE);
 }
 
 /**
@@ -124,24 +95,28 @@ export async function migrateRegistryDatabase(database: RegistryConfig['database
 export async function buildRegistryApp(options: RegistryAppOptions): Promise<RegistryApp> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createLogger({ level: config.logging.level as LevelWithSilent });
-  const migrateSeparately = !options.database && config.database.migrationUrl !== undefined;
-  const applied = migrateSeparately ? await migrateRegistryDatabase(config.database) : [];
-  const database = options.database ?? (await createDatabase<RegistryDatabase>(registryDatabaseOptions(config.database)));
-  const tracing = await createTracing({
-    endpoint: config.telemetry.endpoint,
-    serviceName: config.telemetry.serviceName,
-    serviceVersion: VERSION,
-    ...(options.spanExporter && { exporter: options.spanExporter }),
+  const logger = options.logger ?? createLogger({ level: config.logging.level });
+  const host = await createServiceHost<RegistryDatabase>({
+    version: VERSION,
+    apiVersion: 'v0.1',
+    logger,
+    database: config.database,
+    ...(options.database && { openDatabase: options.database as Database<unknown> }),
+    migrations: registryMigrations,
+    migrationTable: REGISTRY_MIGRATION_TABLE,
+    telemetry: config.telemetry,
+    ...(options.spanExporter && { spanExporter: options.spanExporter }),
+    openapi: {
+      title: 'Toolyard registry server',
+      description: 'MCP Registry API v0.1 (consumer) and the v1 admin API',
+      bearer: config.auth.mode === 'oauth',
+      schemas: [ErrorSchema, ServerRecordSchema, PackageRecordSchema, SourceSchema, RegistrySchema],
+    },
   });
-  const db = tracing ? database.db.withPlugin(createSqlTracingPlugin(tracing)) : database.db;
-  const migrator = createMigrator(db as never, registryMigrations, REGISTRY_MIGRATION_TABLE);
-  if (!migrateSeparately) applied.push(...(await migrateToLatest(migrator)));
-  if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+  const { http, database, db, tracing, metrics: metricsRegistry } = host;
   const reconciled = await db.transaction().execute((trx) => reconcileConfig(trx, config, clock.now()));
   if (reconciled.created.length + reconciled.updated.length + reconciled.deleted.length > 0) logger.info(reconciled, 'configuration applied');
 
-  const metricsRegistry = createMetricsRegistry();
   const readModel = createCatalogReadModel({ db, logger });
   await readModel.refresh();
   const env = options.env ?? {};
@@ -175,21 +150,6 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
     syncRequested: (name) => scheduler.request(name),
   };
 
-  const http = createHttpApp({ logger, metrics: createHttpMetrics(metricsRegistry) });
-  if (tracing) registerHttpTracing(http, tracing);
-  await http.register(swagger, {
-    // shared schemas keep their own names in the document instead of def-0, def-1, ...
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Toolyard registry server', version: VERSION, description: 'MCP Registry API v0.1 (consumer) and the v1 admin API' },
-      ...(config.auth.mode === 'oauth' && {
-        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-        security: [{ bearer: [] }],
-      }),
-    },
-  });
-  for (const schema of [ErrorSchema, ServerRecordSchema, PackageRecordSchema, SourceSchema, RegistrySchema]) http.addSchema(schema);
   const auditLog = config.audit.enabled ? createAuditLog({ file: config.audit.file, clock }) : noAuditLog;
   const audit = config.audit.enabled ? registerHttpAudit(http, { log: auditLog, exists: (type, name) => resourceExists(db, type, name) }) : undefined;
   registerAuthentication(http, {
@@ -200,22 +160,6 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
     ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
   });
   const policy = createAccessPolicy(config.auth);
-  let draining = false;
-  registerPublicRoutes(http, {
-    version: VERSION,
-    metrics: metricsRegistry,
-    readiness: async () => {
-      if (draining) throw new UnavailableError('shutting down');
-      try {
-        await ping(db as never);
-      } catch (error) {
-        logger.warn({ err: error }, 'database unreachable');
-        throw new UnavailableError('the database is not reachable');
-      }
-      const pending = await pendingMigrations(migrator);
-      if (pending.length > 0) throw new UnavailableError(`migrations pending: ${pending.join(', ')}`);
-    },
-  });
   const sourcesService = createSourcesService({ db, clock, events, access });
   registerConsumerRoutes(http, createCatalogService({ readModel, access: createConsumerAccess(policy) }));
   registerSourceRoutes(http, authorizeSources(sourcesService, policy));
@@ -249,18 +193,14 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
         kubernetes.start();
       }
     },
-    drain() {
-      draining = true;
-    },
+    drain: () => host.drain(),
     async close() {
       readModel.close();
       await listener?.close();
       await kubernetes.stop();
       await scheduler.stop();
-      await http.close();
+      await host.close();
       auditLog.close();
-      await tracing?.shutdown();
-      if (!options.database) await database.close();
     },
   };
 }

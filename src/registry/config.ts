@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { parseDuration } from '../core/config/duration.js';
+import { BaseProviderSchema, checkProviders, checkUrl, loggingSchema, roleSchema, telemetrySchema } from '../core/config/auth.js';
+import { databaseConfigSchema } from '../core/config/database.js';
 import { loadConfig, readConfigFile } from '../core/config/load.js';
 import { SourceDefinitionSchema, checkSourceDefinition } from './sources/definition.js';
 
@@ -9,25 +11,6 @@ export const ClaimsSchema = Type.Record(Type.String({ minLength: 1 }), Type.Unio
   description: 'claims: each key maps to a string or a list of strings',
 });
 
-const ClaimMapSchema = Type.Record(Type.String({ minLength: 1 }), Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })]), {
-  minProperties: 1,
-  description: 'claims a caller must hold: every key must match; a list matches when the caller holds any one of its values',
-});
-const RoleSchema = (description: string) => Type.Optional(Type.Array(ClaimMapSchema, { description: `${description}; granted when any one claim map matches` }));
-
-const ProviderSchema = Type.Object(
-  {
-    name: Type.String({ minLength: 1, description: 'label for logs' }),
-    issuerUrl: Type.String({ minLength: 1, description: 'the issuer: tokens must carry it as iss; https, or http on a loopback address' }),
-    audience: Type.String({ minLength: 1, description: 'expected aud of tokens' }),
-    jwksUrl: Type.Optional(Type.String({ minLength: 1, description: 'JWKS URL; by default found through OIDC discovery from issuerUrl' })),
-    clientId: Type.Optional(Type.String({ minLength: 1, description: 'client id for token introspection (RFC 7662) of opaque tokens' })),
-    clientSecretFile: Type.Optional(Type.String({ minLength: 1, description: 'file holding the introspection client secret' })),
-    caCertPath: Type.Optional(Type.String({ minLength: 1, description: 'PEM file of the CA that signs the provider\'s TLS certificate' })),
-  },
-  { additionalProperties: false },
-);
-
 const OAuthSchema = Type.Object(
   {
     resourceUrl: Type.String({ minLength: 1, description: 'the URL this registry is reached at; names it in RFC 9728 metadata' }),
@@ -35,7 +18,7 @@ const OAuthSchema = Type.Object(
     scopesSupported: Type.Array(Type.String(), { default: ['mcp-registry:read', 'mcp-registry:write'], description: 'scopes listed in RFC 9728 metadata' }),
     publicPaths: Type.Array(Type.String({ pattern: '^/' }), { default: [], description: 'paths (and everything below them) served without a token' }),
     resourceDocumentation: Type.Optional(Type.String({ description: 'URL of documentation for people, listed in RFC 9728 metadata' })),
-    providers: Type.Array(ProviderSchema, { minItems: 1, description: 'identity providers; a token from any one is accepted' }),
+    providers: Type.Array(BaseProviderSchema, { minItems: 1, description: 'identity providers; a token from any one is accepted' }),
   },
   { additionalProperties: false, description: 'bearer token validation' },
 );
@@ -44,10 +27,10 @@ const AuthzSchema = Type.Object(
   {
     roles: Type.Object(
       {
-        superAdmin: RoleSchema('everything, bypassing every claim check'),
-        manageSources: RoleSchema('create, update, delete and list sources'),
-        manageRegistries: RoleSchema('create, update and delete registries, and list their entries'),
-        manageEntries: RoleSchema('publish and delete entries and manage their claims'),
+        superAdmin: roleSchema('everything, bypassing every claim check'),
+        manageSources: roleSchema('create, update, delete and list sources'),
+        manageRegistries: roleSchema('create, update and delete registries, and list their entries'),
+        manageEntries: roleSchema('publish and delete entries and manage their claims'),
       },
       { default: {}, additionalProperties: false },
     ),
@@ -101,25 +84,7 @@ export const RegistryConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false, description: 'HTTP server' },
     ),
-    database: Type.Object(
-      {
-        url: Type.Optional(
-          Type.String({
-            description:
-              'PostgreSQL connection string; wins over dataDir (env TOOLYARD_DATABASE_URL); sslmode=disable|require|verify-ca|verify-full selects TLS',
-          }),
-        ),
-        caFile: Type.Optional(Type.String({ minLength: 1, description: 'PEM file of the CA that signs the PostgreSQL server certificate; without sslmode it means verify-full' })),
-        passwordFile: Type.Optional(Type.String({ minLength: 1, description: 'file holding the password for url (replaces a password in the URL; never logged)' })),
-        migrationUrl: Type.Optional(
-          Type.String({ minLength: 1, description: 'connection string of a more privileged user that applies migrations; the server then uses url' }),
-        ),
-        migrationPasswordFile: Type.Optional(Type.String({ minLength: 1, description: 'file holding the password for migrationUrl' })),
-        dataDir: Type.String({ default: './data/registry', description: 'data directory of the embedded PGlite database' }),
-        maxConnections: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'PostgreSQL pool size' }),
-      },
-      { default: {}, additionalProperties: false, description: 'where the catalog is stored' },
-    ),
+    database: databaseConfigSchema('./data/registry', 'where the catalog is stored'),
     sources: Type.Array(ConfigSourceSchema, { default: [], description: 'catalog sources defined by this file (read-only through the API)' }),
     registries: Type.Array(ConfigRegistrySchema, { default: [], description: 'registries defined by this file (read-only through the API)' }),
     sourceAccess: SourceAccessSchema,
@@ -149,24 +114,8 @@ export const RegistryConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false, description: 'the audit log: JSON lines, never holding tokens or secrets' },
     ),
-    telemetry: Type.Object(
-      {
-        endpoint: Type.Optional(
-          Type.String({ minLength: 1, description: 'OTLP/HTTP collector URL (http://collector:4318, or the full .../v1/traces URL); traces are on only when it is set' }),
-        ),
-        serviceName: Type.String({ minLength: 1, default: 'toolyard-registry', description: 'service.name of the exported traces' }),
-      },
-      { default: {}, additionalProperties: false, description: 'OpenTelemetry traces of HTTP requests, SQL statements and syncs' },
-    ),
-    logging: Type.Object(
-      {
-        level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), {
-          default: 'info',
-          description: 'log level',
-        }),
-      },
-      { default: {}, additionalProperties: false, description: 'logging' },
-    ),
+    telemetry: telemetrySchema('toolyard-registry', 'OpenTelemetry traces of HTTP requests, SQL statements and syncs'),
+    logging: loggingSchema(),
   },
   { additionalProperties: false },
 );
@@ -213,30 +162,10 @@ export function checkRegistryConfig(config: RegistryConfig): string[] {
   return problems;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 function checkAuth(auth: RegistryConfig['auth']): string[] {
   if (auth.mode === 'anonymous') return [];
   if (!auth.oauth) return ['auth.oauth: required when auth.mode is oauth (the default); set auth.mode: anonymous to run without authentication'];
-  const problems: string[] = [];
-  const url = (key: string, value: string, rule: 'secure' | 'any') => {
-    try {
-      const parsed = new URL(value);
-      if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && (rule === 'any' || LOOPBACK.has(parsed.hostname)))) return;
-      problems.push(`${key}: must be an https URL (http is accepted on a loopback address only)`);
-    } catch {
-      problems.push(`${key}: "${value}" is not a URL`);
-    }
-  };
-  url('auth.oauth.resourceUrl', auth.oauth.resourceUrl, 'any');
-  auth.oauth.providers.forEach((provider, index) => {
-    url(`auth.oauth.providers[${index}].issuerUrl`, provider.issuerUrl, 'secure');
-    if (provider.jwksUrl !== undefined) url(`auth.oauth.providers[${index}].jwksUrl`, provider.jwksUrl, 'secure');
-    if ((provider.clientId === undefined) !== (provider.clientSecretFile === undefined)) {
-      problems.push(`auth.oauth.providers[${index}]: clientId and clientSecretFile go together (both enable token introspection)`);
-    }
-  });
-  return problems;
+  return [...checkUrl('auth.oauth.resourceUrl', auth.oauth.resourceUrl, 'any'), ...checkProviders(auth.oauth.providers, 'auth.oauth.providers')];
 }
 
 /** Validates a configuration given as a plain object (a parsed file, or a test's literal). */

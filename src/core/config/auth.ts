@@ -66,7 +66,7 @@ export const loggingSchema = () =>
     { default: {}, additionalProperties: false, description: 'logging' },
   );
 
-export const telemetrySchema = (serviceName: string) =>
+export const telemetrySchema = (serviceName: string, description = 'OpenTelemetry traces of HTTP requests and SQL statements') =>
   Type.Object(
     {
       endpoint: Type.Optional(
@@ -74,5 +74,5 @@ export const telemetrySchema = (serviceName: string) =>
       ),
       serviceName: Type.String({ minLength: 1, default: serviceName, description: 'service.name of the exported traces' }),
     },
-    { default: {}, additionalProperties: false, description: 'OpenTelemetry traces of HTTP requests and SQL statements' },
+    { default: {}, additionalProperties: false, description },
   );

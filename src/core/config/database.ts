@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { DatabaseOptions } from '../db/database.js';
 
 /** The `database` block of every service that keeps its state in PostgreSQL (or the embedded PGlite). */
-export function databaseConfigSchema(defaultDataDir: string) {
+export function databaseConfigSchema(defaultDataDir: string, description = 'where the service keeps its state') {
   return Type.Object(
     {
       url: Type.Optional(
@@ -19,7 +19,7 @@ export function databaseConfigSchema(defaultDataDir: string) {
       dataDir: Type.String({ default: defaultDataDir, description: 'data directory of the embedded PGlite database' }),
       maxConnections: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'PostgreSQL pool size' }),
     },
-    { default: {}, additionalProperties: false, description: 'where the service keeps its state' },
+    { default: {}, additionalProperties: false, description },
   );
 }
 
