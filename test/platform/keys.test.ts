@@ -119,7 +119,9 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     const listed = await platform.call<{ keys: Key[] }>('GET', '/v1/me/keys', { token: tokens.bob });
     expect(listed.body.keys.map((key) => key.name)).toEqual(['bob-2', 'bob-1']);
     expect((await platform.call<{ keys: Key[] }>('GET', '/v1/me/keys?status=disabled', { token: tokens.bob })).body.keys.map((key) => key.id)).toEqual([first.key.id]);
-    expect((await platform.call('GET', '/v1/me/keys?status=sleeping', { token: tokens.bob })).status).toBe(400);
+    const unknownStatus = await platform.call<{ error: string }>('GET', '/v1/me/keys?status=sleeping', { token: tokens.bob });
+    expect(unknownStatus.status).toBe(400);
+    expect(unknownStatus.body.error).toBe('status: must be one of "active", "disabled", "revoked", "expired"');
     const alices = (await platform.call<{ keys: Key[] }>('GET', '/v1/me/keys', { token: tokens.alice })).body.keys;
     expect(alices.some((key) => key.owner_ref === second.key.owner_ref)).toBe(false);
 

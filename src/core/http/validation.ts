@@ -97,6 +97,13 @@ export function describeValidation(error: FastifyError): string {
   const subject = where === '' ? context : context === 'body' ? `body.${where}` : where;
   if (extra !== undefined) return `${subject}: unknown field`;
   if (missing !== undefined) return `${subject}: is required`;
+  if (first.keyword === 'const') {
+    // a union of literals fails once per literal: name them all instead of "must be equal to constant"
+    const values = error.validation
+      ?.filter((problem) => problem.keyword === 'const' && problem.instancePath === first.instancePath)
+      .map((problem) => JSON.stringify((problem.params as { allowedValue?: unknown }).allowedValue));
+    return `${subject}: must be ${values && values.length > 1 ? `one of ${values.join(', ')}` : (values?.[0] ?? 'a fixed value')}`;
+  }
   const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
   return `${subject}: ${first.message ?? 'is invalid'}${allowed ? ` (${allowed.join(', ')})` : ''}`;
 }
