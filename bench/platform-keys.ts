@@ -18,8 +18,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -28,6 +27,7 @@ import { silentLogger } from '../src/core/telemetry/logger.js';
 import { buildPlatformApp, type PlatformApp } from '../src/platform/app.js';
 import { parsePlatformConfig } from '../src/platform/config.js';
 import { AUTH_ONLY_PATH, registerAuthOnlyRoutes } from '../src/platform/keys/gateway-auth-testing.js';
+import { closeServer, listen } from './ceiling-server.js';
 import type { LoadOptions, LoadResult } from './load-worker.js';
 import { startOidcProvider, type BenchOidcProvider } from './oidc.js';
 
@@ -76,19 +76,6 @@ function combine(runs: LoadResult[]) {
   };
 }
 
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}
 
 async function adminQuery(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3_000 });

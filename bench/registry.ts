@@ -18,7 +18,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,7 @@ import pg from 'pg';
 import { silentLogger } from '../src/core/telemetry/logger.js';
 import { buildRegistryApp, type RegistryApp } from '../src/registry/app.js';
 import { parseRegistryConfig, type RegistryConfig } from '../src/registry/config.js';
+import { closeServer, listen } from './ceiling-server.js';
 import type { LoadOptions, LoadResult } from './load-worker.js';
 import { startOidcProvider, type BenchOidcProvider } from './oidc.js';
 import { generateSeedCatalog, serverName, type SeedCatalog } from './seed-catalog.js';
@@ -323,19 +324,6 @@ function runLoad(options: LoadOptions): Promise<LoadResult> {
   });
 }
 
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------
 // one engine
