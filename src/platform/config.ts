@@ -49,6 +49,30 @@ const ScimProvisionerSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const LLM_WIRE_FORMATS = ['openai', 'anthropic', 'gemini'] as const;
+
+const LlmProviderSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, description: "the pricing catalog entries' provider this upstream serves (anthropic, openai, gemini, ...)" }),
+    wireFormat: Type.Union(
+      LLM_WIRE_FORMATS.map((format) => Type.Literal(format)),
+      { description: 'the API the upstream speaks: anthropic (vendor_a entries), openai (vendor_b), gemini (vendor_c)' },
+    ),
+    baseUrl: Type.String({ minLength: 1, description: 'the upstream base URL as its SDK takes it, e.g. https://api.openai.com/v1, https://api.anthropic.com, https://generativelanguage.googleapis.com' }),
+    apiKeyFile: Type.String({ minLength: 1, description: 'file holding the upstream API key (read at start, never logged)' }),
+    openaiBaseUrl: Type.Optional(Type.String({ minLength: 1, description: "the provider's OpenAI-compatible base URL: its models are then served on /llm/v1/chat/completions too" })),
+  },
+  { additionalProperties: false },
+);
+
+const ModelLimitsSchema = Type.Object(
+  {
+    maxInputTokens: Type.Integer({ minimum: 1, description: 'the most input tokens the model takes' }),
+    maxOutputTokens: Type.Integer({ minimum: 1, description: 'the most output tokens the model produces' }),
+  },
+  { additionalProperties: false },
+);
+
 export const PlatformConfigSchema = Type.Object(
   {
     server: Type.Object(
@@ -114,6 +138,48 @@ export const PlatformConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false, description: 'the pricing catalog' },
     ),
+    llmGateway: Type.Object(
+      {
+        providers: Type.Array(LlmProviderSchema, { default: [], description: 'upstream model providers; a catalog entry is served when its provider is named here' }),
+        maxBodyBytes: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024, description: 'largest request body the LLM gateway accepts (413 above)' }),
+        connectTimeout: Type.String({ default: '10s', description: 'how long connecting to an upstream may take (then 502 upstream_unavailable)' }),
+        upstreamTimeout: Type.String({ default: '10m', description: 'how long a whole upstream exchange may take (504 upstream_timeout when no response headers came by then)' }),
+        modelLimits: Type.Record(Type.String({ pattern: '^[^/]+/.+$' }), ModelLimitsSchema, {
+          default: {},
+          description: 'context limits per "<provider>/<model>", over the price table\'s; they bound reservations',
+        }),
+        defaultModelLimits: Type.Object(
+          {
+            maxInputTokens: Type.Integer({ minimum: 1, default: 1048576, description: 'input limit of a model no table knows' }),
+            maxOutputTokens: Type.Integer({ minimum: 1, default: 65536, description: 'output limit of a model no table knows' }),
+          },
+          { default: {}, additionalProperties: false, description: 'limits of a model neither modelLimits nor the price table knows' },
+        ),
+      },
+      { default: {}, additionalProperties: false, description: 'the LLM gateway (/llm): OpenAI, Anthropic and Gemini wire formats' },
+    ),
+    budgets: Type.Object(
+      {
+        enforcement: Type.Union([Type.Literal('hard'), Type.Literal('soft'), Type.Literal('off')], {
+          default: 'hard',
+          description: 'hard: refuse a request a budget cannot reserve; soft: admit it and count the overrun; off: reserve nothing (charges are written in every mode)',
+        }),
+        requireBudget: Type.Boolean({ default: false, description: 'under hard enforcement, refuse callers to whom no budget applies (403 no_budget)' }),
+      },
+      { default: {}, additionalProperties: false, description: 'budgets of users and groups' },
+    ),
+    usage: Type.Object(
+      {
+        retentionDays: Type.Integer({ minimum: 31, default: 90, description: 'charges and usage events older than this many days (today included) are deleted hourly and never returned' }),
+      },
+      { default: {}, additionalProperties: false, description: 'charge and usage records' },
+    ),
+    experiments: Type.Object(
+      {
+        spendExport: Type.Boolean({ default: false, description: 'serve GET /v1/spend/export (CSV); off: 404' }),
+      },
+      { default: {}, additionalProperties: false, description: 'features behind a flag' },
+    ),
     audit: Type.Object(
       {
         file: Type.Optional(Type.String({ minLength: 1, description: 'a JSON-lines copy of every audit record is appended here (mode 0600); the database keeps them all in any case' })),
@@ -158,6 +224,18 @@ export function checkPlatformConfig(config: PlatformConfig): string[] {
     if (kids.has(key.kid)) problems.push(`signing.keys[${index}].kid: "${key.kid}" is used by another key`);
     kids.add(key.kid);
   });
+  const upstreams = new Set<string>();
+  config.llmGateway.providers.forEach((provider, index) => {
+    const key = `llmGateway.providers[${index}]`;
+    if (upstreams.has(provider.name)) problems.push(`${key}.name: "${provider.name}" is used by another provider`);
+    upstreams.add(provider.name);
+    problems.push(...checkUrl(`${key}.baseUrl`, provider.baseUrl, 'any'));
+    if (provider.openaiBaseUrl !== undefined) problems.push(...checkUrl(`${key}.openaiBaseUrl`, provider.openaiBaseUrl, 'any'));
+  });
+  for (const key of ['connectTimeout', 'upstreamTimeout'] as const) {
+    const value = config.llmGateway[key];
+    if (!parseDuration(value)) problems.push(`llmGateway.${key}: "${value}" is not a positive duration (examples: 10s, 5m, 1h30m)`);
+  }
   if (parseDuration(config.server.shutdownDelay) === undefined) problems.push(`server.shutdownDelay: "${config.server.shutdownDelay}" is not a duration (examples: 30s, 5m, 1h30m)`);
   if (config.telemetry.endpoint !== undefined && !/^https?:\/\/[^/]/.test(config.telemetry.endpoint)) problems.push(`telemetry.endpoint: "${config.telemetry.endpoint}" is not an http(s) URL`);
   return problems;

@@ -23,6 +23,8 @@ export const TOPICS = {
   keys: 'keys',
   /** any pricing catalog version published or deleted */
   pricing: 'pricing',
+  /** any budget collection write */
+  budgets: 'budgets',
 } as const;
 
 /** What other features must do inside the directory's own transactions (a deleted user's keys are revoked). */

@@ -4,6 +4,8 @@ import * as directory from './002_directory.js';
 import * as clientConfig from './003_client_config.js';
 import * as keys from './004_keys.js';
 import * as pricing from './005_pricing.js';
+import * as budgets from './006_budgets.js';
+import * as usage from './007_usage.js';
 
 /** In the order they apply; a feature adds its own file and line. */
 export const platformMigrations: Record<string, Migration> = {
@@ -12,6 +14,8 @@ export const platformMigrations: Record<string, Migration> = {
   '003_client_config': clientConfig,
   '004_keys': keys,
   '005_pricing': pricing,
+  '006_budgets': budgets,
+  '007_usage': usage,
 };
 
 export const PLATFORM_MIGRATION_TABLE = 'platform_migrations';
