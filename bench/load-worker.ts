@@ -7,6 +7,9 @@ import autocannon from 'autocannon';
 
 export interface LoadRequest {
   path: string;
+  /** GET when absent. */
+  method?: 'GET' | 'POST';
+  body?: string;
   /** Headers of this request only (the authorization-on runs send a bearer token with every request). */
   headers?: Record<string, string>;
 }
@@ -38,7 +41,7 @@ function run(options: LoadOptions, durationSeconds: number): Promise<autocannon.
     url: options.origin,
     connections: options.connections,
     duration: durationSeconds,
-    requests: options.requests.map(({ path, headers }) => ({ method: 'GET' as const, path, ...(headers && { headers }) })),
+    requests: options.requests.map(({ path, headers, method, body }) => ({ method: method ?? 'GET', path, ...(headers && { headers }), ...(body !== undefined && { body }) })),
   });
 }
 

@@ -15,26 +15,22 @@
  * postgres://postgres@127.0.0.1:5432/postgres (an administrator connection: the benchmark creates and drops
  * its own database). Writes bench/results/platform-keys.json.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { silentLogger } from '../src/core/telemetry/logger.js';
 import { buildPlatformApp, type PlatformApp } from '../src/platform/app.js';
 import { parsePlatformConfig } from '../src/platform/config.js';
 import { AUTH_ONLY_PATH, registerAuthOnlyRoutes } from '../src/platform/keys/gateway-auth-testing.js';
 import { closeServer, listen } from './ceiling-server.js';
-import type { LoadOptions, LoadResult } from './load-worker.js';
+import { adminQuery, BENCH_ADMIN_URL as ADMIN_URL, combineSlices as combine, log, percentile, runLoad } from './harness.js';
+import type { LoadResult } from './load-worker.js';
 import { startOidcProvider, type BenchOidcProvider } from './oidc.js';
 
-const ROOT = new URL('..', import.meta.url).pathname;
-const LOAD_WORKER = new URL('./load-worker.ts', import.meta.url).pathname;
 const RESULTS = new URL('./results/platform-keys.json', import.meta.url);
-const ADMIN_URL = process.env.TOOLYARD_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const AUDIENCE = 'toolyard-platform';
 const CONNECTIONS = 32;
 const SLICES = 5;
@@ -44,53 +40,6 @@ const ROUTE = `${AUTH_ONLY_PATH}/openai`;
 /** The same answer without the authentication step (this benchmark's app only). */
 const UNAUTHENTICATED_ROUTE = '/llm/bench/no-authentication';
 const TARGETS = { throughputRatio: 0.7, revokeP99Ms: 1_000 };
-
-const log = (message: string) => process.stderr.write(`${message}\n`);
-
-function runLoad(options: LoadOptions): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', LOAD_WORKER, JSON.stringify(options)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const line = output.trim().split('\n').pop() ?? '';
-      if (code !== 0 || line === '') reject(new Error(`load generator exited with ${code ?? 'a signal'}: ${output}`));
-      else resolve(JSON.parse(line) as LoadResult);
-    });
-  });
-}
-
-/** One way's slices as one run: requests over time, the slowest p99, the median p50. */
-function combine(runs: LoadResult[]) {
-  const seconds = runs.reduce((sum, run) => sum + run.requests / run.requestsPerSecond, 0);
-  const requestsTotal = runs.reduce((sum, run) => sum + run.requests, 0);
-  return {
-    requestsPerSecond: requestsTotal / seconds,
-    requests: requestsTotal,
-    p50Ms: percentile(runs.map((run) => run.p50Ms), 50),
-    p99Ms: Math.max(...runs.map((run) => run.p99Ms)),
-    non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
-    errors: runs.reduce((sum, run) => sum + run.errors, 0),
-    perSlice: runs.map((run) => Math.round(run.requestsPerSecond)),
-  };
-}
-
-
-async function adminQuery(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3_000 });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
 
 /** What the route without authentication answers: set to the authentication route's answer before loading. */
 let sameAnswer: unknown = {};
