@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
@@ -335,6 +338,26 @@ describe('pricing catalog without a baseline', () => {
       }
     } finally {
       await platform.dispose();
+    }
+  });
+
+  it("refuses an entry whose rate block does not fit its configured provider's wire format (400 naming both)", async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'toolyard-pricing-'));
+    const apiKeyFile = join(folder, 'upstream.key');
+    await writeFile(apiKeyFile, 'sk-test');
+    const platform = await createTestPlatform({
+      config: { llmGateway: { providers: [{ name: 'openai', wireFormat: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKeyFile }] } },
+    });
+    try {
+      const anthropicBlock = { vendor_a: { inputUsdPerMillion: '3', outputUsdPerMillion: '15' } };
+      const refused = await platform.call<{ error: string }>('PUT', `${ENTRY}/openai/gpt-4o`, { body: anthropicBlock, headers: { 'if-match': '*' } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatch(/vendor_a.*provider "openai".*vendor_b/);
+      // a provider no upstream is configured for takes any block
+      expect((await platform.call('PUT', `${ENTRY}/bedrock/claude`, { body: anthropicBlock, headers: { 'if-match': '*' } })).status).toBe(201);
+    } finally {
+      await platform.dispose();
+      await rm(folder, { recursive: true, force: true });
     }
   });
 });

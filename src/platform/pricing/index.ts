@@ -1,14 +1,18 @@
+import type { LLM_WIRE_FORMATS } from '../config.js';
 import type { PlatformContext } from '../context.js';
 import { authorizePricing } from './authz.js';
 import { createPricingCatalog, type PricingCatalog } from './catalog.js';
 import { registerPricingRoutes } from './routes.js';
-import { CatalogSchema, EntrySchema, VersionSchema } from './schemas.js';
+import { CatalogSchema, EntrySchema, VersionSchema, type Vendor } from './schemas.js';
 import { createPricingService } from './service.js';
 
 /** What the LLM gateway takes from pricing: the catalog in effect on this replica. */
 export interface PricingFeature {
   catalog: PricingCatalog;
 }
+
+/** The rate block of each upstream wire format (PLATFORM-API Part 3 §1, Upstreams). */
+const VENDOR_OF_FORMAT: Record<(typeof LLM_WIRE_FORMATS)[number], Vendor> = { anthropic: 'vendor_a', openai: 'vendor_b', gemini: 'vendor_c' };
 
 /** The pricing catalog: its versions, the /v1/budgets/pricing routes and the in-memory catalog in effect. */
 export async function registerPricingFeature(context: PlatformContext): Promise<PricingFeature> {
@@ -17,7 +21,8 @@ export async function registerPricingFeature(context: PlatformContext): Promise<
   http.addSchema(CatalogSchema);
   http.addSchema(VersionSchema);
   const catalog = createPricingCatalog({ db, changes, clock, logger });
-  const service = createPricingService({ db, clock, ids, audit, changes, catalog, logger, baseline: config.pricing.baseline });
+  const providerFormats = Object.fromEntries(config.llmGateway.providers.map((provider) => [provider.name, VENDOR_OF_FORMAT[provider.wireFormat]]));
+  const service = createPricingService({ db, clock, ids, audit, changes, catalog, logger, baseline: config.pricing.baseline, providerFormats });
   registerPricingRoutes(http, { service: authorizePricing(service, access), access });
 
   await service.publishBaseline();
