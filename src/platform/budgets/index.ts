@@ -1,0 +1,37 @@
+import { parseDuration } from '../../core/config/duration.js';
+import type { PlatformContext } from '../context.js';
+import type { BudgetLedger } from './ledger.js';
+import { createBudgetLedger } from './ledger-service.js';
+
+/** What the LLM gateway takes from budgets: the ledger it admits and settles requests with. */
+export interface BudgetsFeature {
+  ledger: BudgetLedger;
+}
+
+const RECLAIM_EVERY_MS = 30_000;
+
+/** Budgets: the ledger, and the reclaiming of reservations a crashed replica left behind. */
+export function registerBudgetsFeature(context: PlatformContext): Promise<BudgetsFeature> {
+  const { db, clock, ids, logger, metrics, config } = context;
+  const ledger = createBudgetLedger({
+    db,
+    clock,
+    ids,
+    logger,
+    metrics,
+    enforcement: config.budgets.enforcement,
+    requireBudget: config.budgets.requireBudget,
+    // checked at start (checkPlatformConfig)
+    upstreamTimeoutMs: parseDuration(config.llmGateway.upstreamTimeout) ?? 600_000,
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  context.lifecycle.onStart(() => {
+    timer = setInterval(() => {
+      ledger.reclaimExpired().catch((error: unknown) => logger.warn({ err: error }, 'cannot reclaim expired budget reservations'));
+    }, RECLAIM_EVERY_MS);
+    timer.unref();
+  });
+  context.lifecycle.onClose(() => clearInterval(timer));
+  return Promise.resolve({ ledger });
+}
