@@ -27,7 +27,8 @@ const refusal = (target: ApplicableCell, remaining: Money, needed: Money): strin
 export async function admitBatch(trx: Kysely<PlatformDatabase>, requests: readonly AdmissionRequest[], options: AdmitOptions): Promise<AdmissionDecision[]> {
   const view = await readLimits(
     trx,
-    requests.map((request) => request.caller),
+    requests.map((request) => request.caller.subject),
+    requests.flatMap((request) => request.caller.groupIds),
   );
   const plans = requests.map((request) => ({ request, ...applicableCells(view, request.caller, request.at) }));
   const reserving = options.enforcement !== 'off';
