@@ -13,6 +13,7 @@ import { createServiceHost, migrateServiceDatabase } from '../core/service/host.
 import { createLogger } from '../core/telemetry/logger.js';
 import { authorizeAudit } from './audit/authz.js';
 import { registerAuditRoutes } from './audit/routes.js';
+import { registerBudgetsFeature, type BudgetsFeature } from './budgets/index.js';
 import { AuditEventSchema } from './audit/schemas.js';
 import { createAuditTrail } from './audit/service.js';
 import { registerClientConfigFeature } from './client-config/index.js';
@@ -53,6 +54,7 @@ export interface PlatformAppOptions {
 export interface PlatformFeatures {
   keys: KeysFeature;
   pricing: PricingFeature;
+  budgets: BudgetsFeature;
 }
 
 export interface PlatformApp {
@@ -165,5 +167,6 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   await registerClientConfigFeature(context);
   const keys = await registerKeysFeature(context, gateway);
   const pricing = await registerPricingFeature(context);
-  return { keys, pricing };
+  const budgets = await registerBudgetsFeature(context);
+  return { keys, pricing, budgets };
 }

@@ -30,3 +30,9 @@ export function monthOf(at: Date): PeriodKey {
 export function periodOf(period: BudgetPeriod, at: Date): PeriodKey {
   return period === 'day' ? dayOf(at) : monthOf(at);
 }
+
+/** The period of a stored cell key. */
+export function periodAt(period: BudgetPeriod, ordinal: number): PeriodKey {
+  if (period === 'day') return dayOf(new Date(ordinal * DAY_MS));
+  return monthOf(new Date(Date.UTC(1970 + Math.floor(ordinal / 12), ordinal % 12, 1)));
+}

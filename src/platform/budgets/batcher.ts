@@ -1,0 +1,58 @@
+/*
+ * Coalescing of ledger calls: while one batch's transaction is in flight, the calls that arrive queue and
+ * run together in the next one. A call at low load runs alone at once (no timer), and a batch never waits
+ * for more work than is already queued. A failed batch rejects every call in it.
+ */
+
+export interface Batcher<T, R> {
+  submit(item: T): Promise<R>;
+}
+
+interface Pending<T, R> {
+  item: T;
+  resolve(result: R): void;
+  reject(error: unknown): void;
+}
+
+export function createBatcher<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch: number): Batcher<T, R> {
+  let queue: Pending<T, R>[] = [];
+  let running = false;
+
+  const drain = async () => {
+    running = true;
+    while (queue.length > 0) {
+      const batch = queue.slice(0, maxBatch);
+      queue = queue.slice(batch.length);
+      try {
+        const results = await run(batch.map((pending) => pending.item));
+        batch.forEach((pending, index) => pending.resolve(results[index] as R));
+      } catch (error) {
+        for (const pending of batch) pending.reject(error);
+      }
+    }
+    running = false;
+  };
+
+  return {
+    submit(item) {
+      return new Promise<R>((resolve, reject) => {
+        queue.push({ item, resolve, reject });
+        if (!running) void drain();
+      });
+    },
+  };
+}
+
+const RETRYABLE = new Set(['40001', '40P01']);
+
+/** Runs a batch's transaction again when the database chose it as a deadlock or serialization victim (nothing of it was applied). */
+export async function withRetries<R>(attempt: () => Promise<R>, tries = 3): Promise<R> {
+  for (let left = tries; ; left--) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (left <= 1 || typeof code !== 'string' || !RETRYABLE.has(code)) throw error;
+    }
+  }
+}
