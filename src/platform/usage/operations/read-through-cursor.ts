@@ -11,6 +11,8 @@ export async function* readThroughCursor<Row>(db: Kysely<PlatformDatabase>, quer
   const trx = await db.startTransaction().setAccessMode('read only').execute();
   let committed = false;
   try {
+    // every row is read: plan for the whole result, not (as for cursors by default) its first tenth
+    await sql`set local cursor_tuple_fraction = 1.0`.execute(trx);
     await sql`declare read_through no scroll cursor for ${query}`.execute(trx);
     const fetch = sql<Row>`fetch ${sql.raw(String(Math.trunc(batchSize)))} from read_through`;
     for (;;) {
