@@ -85,13 +85,13 @@ async function seed(url: string, today: Date): Promise<void> {
     await query(
       url,
       `insert into charges (id, event_id, event_time, scope, subject_id, auth_subject, charged_usd, model, provider, interaction_id, period_start, period_end, pricing_catalog_id)
-       select id, id, at, 'user', subject, subject, amount, (array['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5', 'claude-haiku-4-5', 'gemini-2.5-pro'])[n % 5 + 1],
-         (array['openai', 'openai', 'anthropic', 'anthropic', 'gemini'])[n % 5 + 1], id::text,
+       select id, id, at, 'user', subject, subject, amount, (array['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5', 'claude-haiku-4-5', 'gemini-2.5-pro'])[model],
+         (array['openai', 'openai', 'anthropic', 'anthropic', 'gemini'])[model], id::text,
          date_trunc('day', at at time zone 'UTC') at time zone 'UTC', date_trunc('day', at at time zone 'UTC') at time zone 'UTC' + interval '1 day', $4::uuid
        from (
          select n, gen_random_uuid() as id, $3::timestamptz + ((n::bigint * 2654435761) % $5::bigint)::float8 * interval '1 millisecond' as at,
            case when n % ${USERS} = 0 then 'anonymous' else 'u' || lpad((n % ${USERS})::text, 4, '0') end as subject,
-           ((n % 9973) + 1)::numeric / 1000000 as amount
+           ((n % 9973) + 1)::numeric / 1000000 as amount, (n / ${USERS}) % 5 + 1 as model
          from generate_series($1::int, $2::int) as n
        ) as generated`,
       [first, last, start, randomUUID(), span],

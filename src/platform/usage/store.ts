@@ -95,9 +95,8 @@ function spendConditions(filter: SpendFilter) {
 /** Charged USD per UTC day (YYYY-MM-DD), days without charges absent. */
 export async function spendByDay(db: Db, filter: SpendFilter): Promise<{ day: string; usd: string }[]> {
   const { rows } = await sql<{ day: string; usd: string }>`
-    select to_char(date_trunc('day', event_time at time zone 'UTC'), 'YYYY-MM-DD') as day, sum(charged_usd)::text as usd
-    from charges where ${spendConditions(filter)}
-    group by 1`.execute(db);
+    select to_char(day, 'YYYY-MM-DD') as day, usd
+    from (select date_trunc('day', event_time at time zone 'UTC') as day, sum(charged_usd)::text as usd from charges where ${spendConditions(filter)} group by 1) as days`.execute(db);
   return rows;
 }
 
