@@ -28,6 +28,7 @@ import { createIdentityResolver } from './identity/resolver.js';
 import { registerKeysFeature, type KeysFeature } from './keys/index.js';
 import { PLATFORM_MIGRATION_TABLE, platformMigrations } from './migrations/index.js';
 import { registerPricingFeature, type PricingFeature } from './pricing/index.js';
+import { registerUsageFeature } from './usage/index.js';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 /** The version of the enterprise manager, connector gateway and AI gateway management APIs. */
@@ -167,6 +168,7 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   await registerClientConfigFeature(context);
   const keys = await registerKeysFeature(context, gateway);
   const pricing = await registerPricingFeature(context);
+  registerUsageFeature(context);
   const budgets = await registerBudgetsFeature(context);
   return { keys, pricing, budgets };
 }
