@@ -1,6 +1,8 @@
+import { access } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { PLATFORM_API_VERSION } from '../../src/platform/app.js';
+import { loadPlatformConfig } from '../../src/platform/config.js';
 import type { OidcProvider } from '../helpers/oidc-provider.js';
 import { createTestPlatform, oauthWith, startTestProvider, type TestPlatform } from './helpers.js';
 
@@ -71,5 +73,13 @@ describe('the platform in anonymous mode', () => {
     } finally {
       await platform.dispose();
     }
+  });
+});
+
+describe('the example configurations', () => {
+  it.each(['examples/platform.yaml', 'examples/platform-oauth.yaml'])('%s is valid, its files next to it', async (file) => {
+    const config = await loadPlatformConfig(new URL(`../../${file}`, import.meta.url).pathname, {});
+    for (const provider of config.llmGateway.providers) await expect(access(provider.apiKeyFile)).resolves.toBeUndefined();
+    for (const key of config.signing?.keys ?? []) await expect(access(key.privateKeyFile)).resolves.toBeUndefined();
   });
 });
