@@ -197,6 +197,15 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect((await platform.call('GET', '/v1/me/charges')).status).toBe(401);
   });
 
+  it('refuses own reads to a deactivated directory user', async () => {
+    const dave = await provider.mint({ sub: 'dave', exp: nowSeconds() + 3600 });
+    expect((await get('/v1/me/charges', dave)).status).toBe(200);
+    await platform.database.db.updateTable('users').set({ active: false }).where('user_name', '=', 'dave').execute();
+    for (const path of ['/v1/me/charges', '/v1/me/usage-events', '/v1/me/spend/series']) {
+      expect((await get(path, dave)).status, path).toBe(401);
+    }
+  });
+
   it('clamps limits to 200 for own lists and 10000 for every user’s', async () => {
     await seedCharges(
       platform.database.db,
