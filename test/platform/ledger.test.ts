@@ -227,7 +227,8 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
   it('decides concurrent admissions together, in arrival order, never past the limit', async () => {
     await setLimits(db, 'group', G1, '5.00', null);
     const { ledger } = testLedger(db);
-    const requests = Array.from({ length: 80 }, (_, index) => admission(`user-${index % 7}`, AT, '0.10', [G1]));
+    // hundreds of callers in one batch: hundreds of cells locked and written by one statement each
+    const requests = Array.from({ length: 400 }, (_, index) => admission(`user-${index}`, AT, '0.10', [G1]));
     const decisions = await Promise.all(requests.map((request) => ledger.admit(request)));
     expect(decisions.filter((decision) => decision.admitted)).toHaveLength(50);
     expect(decisions.slice(0, 50).every((decision) => decision.admitted)).toBe(true);

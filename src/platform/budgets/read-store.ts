@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { PlatformDatabase } from '../db.js';
-import type { CellKey } from './cells.js';
+import { keyRows, type CellKey } from './cells.js';
 import type { PeriodKey } from './periods.js';
 import type { BudgetPeriod, BudgetScope } from './tables.js';
 
@@ -97,9 +97,8 @@ export async function cellTotals(db: Db, key: CellKey): Promise<{ used_usd: stri
 /** The totals of several cells at once. */
 export async function cellsTotals(db: Db, keys: readonly CellKey[]): Promise<(CellKey & { used_usd: string; reserved_usd: string })[]> {
   if (keys.length === 0) return [];
-  const tuples = sql.join(keys.map((key) => sql`(${key.scope}, ${key.subject_id}, ${key.period}, ${key.ordinal}::integer)`));
   const result = await sql<CellKey & { used_usd: string; reserved_usd: string }>`
-    select scope, subject_id, period, ordinal, used_usd, reserved_usd from budget_cells where (scope, subject_id, period, ordinal) in (${tuples})`.execute(db);
+    select scope, subject_id, period, ordinal, used_usd, reserved_usd from budget_cells where (scope, subject_id, period, ordinal) in (select * from ${keyRows(keys)})`.execute(db);
   return result.rows;
 }
 
@@ -116,13 +115,12 @@ export async function cellSpend(db: Db, key: CellKey, dimension: SpendDimension)
   return result.rows;
 }
 
-/** What `authSubject` contributed to each of `keys`, by "scope period subject ordinal". */
+/** What `authSubject` contributed to each of `keys` (cells it never spent in are absent). */
 export async function contributions(db: Db, keys: readonly CellKey[], authSubject: string): Promise<(CellKey & { used_usd: string })[]> {
   if (keys.length === 0) return [];
-  const tuples = sql.join(keys.map((key) => sql`(${key.scope}, ${key.subject_id}, ${key.period}, ${key.ordinal}::integer)`));
   const result = await sql<CellKey & { used_usd: string }>`
     select scope, subject_id, period, ordinal, sum(used_usd) as used_usd from budget_cell_spend
-    where auth_subject = ${authSubject} and (scope, subject_id, period, ordinal) in (${tuples})
+    where auth_subject = ${authSubject} and (scope, subject_id, period, ordinal) in (select * from ${keyRows(keys)})
     group by scope, subject_id, period, ordinal`.execute(db);
   return result.rows;
 }
