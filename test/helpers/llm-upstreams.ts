@@ -191,7 +191,8 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     const sent = cut ? events.slice(0, Math.max(1, Math.floor(events.length / 2))) : events;
     for (const event of sent) {
       if (response.destroyed) return;
-      response.write(event);
+      // each event leaves before the next (and before a cut), as a provider's would
+      await new Promise((resolve) => response.write(event, resolve));
       if (pacing.chunkDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, pacing.chunkDelayMs));
     }
     if (cut) response.destroy();

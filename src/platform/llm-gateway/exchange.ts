@@ -121,10 +121,12 @@ export function createExchanges(options: ExchangeOptions) {
       failed = true;
     }
     clearTimeout(timer);
+    const leftBefore = client.gone();
+    // a cut upstream cuts the client too: its SDK must not take a partial answer for a whole one
     if (failed) out.destroy();
     else out.end();
     const endedAt = await client.closed;
-    const outcome: UsageOutcome = client.gone() ? 'client_disconnect' : failed ? 'upstream_error' : 'delivered';
+    const outcome: UsageOutcome = leftBefore ? 'client_disconnect' : failed ? 'upstream_error' : client.gone() ? 'client_disconnect' : 'delivered';
     settle(exchange, tracker, outcome, response.statusCode, endedAt, true);
   };
 
