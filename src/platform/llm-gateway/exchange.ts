@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { PassThrough } from 'node:stream';
 import type { FastifyReply } from 'fastify';
+import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../../core/clock.js';
 import type { BudgetHold } from '../budgets/ledger.js';
@@ -25,6 +26,7 @@ type Json = Record<string, unknown>;
 
 export interface ExchangeOptions {
   clock: Clock;
+  logger: Logger;
   settlements: Settlements;
   upstreamTimeoutMs: number;
 }
@@ -66,7 +68,7 @@ function watchClient(response: ServerResponse): { gone: () => boolean; closed: P
 const MAY_CARRY_USAGE = /"usage"|"usageMetadata"|"groundingMetadata"/;
 
 export function createExchanges(options: ExchangeOptions) {
-  const { clock, settlements, upstreamTimeoutMs } = options;
+  const { clock, logger, settlements, upstreamTimeoutMs } = options;
 
   const settle = (exchange: Exchange, tracker: UsageTracker, outcome: UsageOutcome, upstreamStatus: number, endedAt: number, charge: boolean) => {
     const { request, priced, hold } = exchange;
@@ -192,7 +194,10 @@ export function createExchanges(options: ExchangeOptions) {
 
       const out = new PassThrough();
       void reply.header('cache-control', 'no-cache');
-      void relayStream(exchange, response, out, tracker, client, timer);
+      relayStream(exchange, response, out, tracker, client, timer).catch((error: unknown) => {
+        out.destroy();
+        logger.error({ err: error, eventId: request.eventId }, 'cannot relay an LLM gateway stream');
+      });
       return reply.send(out);
     },
   };

@@ -37,7 +37,7 @@ export async function registerLlmGatewayFeature(
     pendingEvent: (request, priced) =>
       usageEvent(request, { outcome: 'upstream_error', model: priced.model, provider: priced.provider, upstreamStatus: 0, rawUsage: null, durationMs: 0, ingestTime: clock.now() }),
   });
-  const pipeline = createPipeline({ clock, identities, admitter, exchanges: createExchanges({ clock, settlements, upstreamTimeoutMs }), settlements });
+  const pipeline = createPipeline({ clock, identities, admitter, exchanges: createExchanges({ clock, logger, settlements, upstreamTimeoutMs }), settlements });
   await registerGatewayRoutes(http, {
     authentication: features.keys.authentication,
     identities,
