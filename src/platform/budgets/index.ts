@@ -1,7 +1,11 @@
 import { parseDuration } from '../../core/config/duration.js';
 import type { PlatformContext } from '../context.js';
+import { authorizeBudgets } from './authz.js';
 import type { BudgetLedger } from './ledger.js';
 import { createBudgetLedger } from './ledger-service.js';
+import { registerBudgetsRoutes } from './routes.js';
+import { BudgetCollectionSchema } from './schemas.js';
+import { createBudgetsService } from './service.js';
 
 /** What the LLM gateway takes from budgets: the ledger it admits and settles requests with. */
 export interface BudgetsFeature {
@@ -10,9 +14,12 @@ export interface BudgetsFeature {
 
 const RECLAIM_EVERY_MS = 30_000;
 
-/** Budgets: the ledger, and the reclaiming of reservations a crashed replica left behind. */
+/** Budgets: the collection and its routes, the ledger, and the reclaiming of reservations a crashed replica left behind. */
 export function registerBudgetsFeature(context: PlatformContext): Promise<BudgetsFeature> {
-  const { db, clock, ids, logger, metrics, config } = context;
+  const { http, db, clock, ids, logger, metrics, config, audit, changes, access } = context;
+  http.addSchema(BudgetCollectionSchema);
+  const service = createBudgetsService({ db, audit, changes });
+  registerBudgetsRoutes(http, { service: authorizeBudgets(service, access), access });
   const ledger = createBudgetLedger({
     db,
     clock,
