@@ -5,7 +5,6 @@ import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { TOPICS } from '../../src/platform/context.js';
 import { insertIdentity, insertUser } from '../../src/platform/identity/store.js';
 import { ANTHROPIC_USAGE } from '../helpers/llm-upstreams.js';
-import { setLimits } from './budgets-testing.js';
 import { rawCall, settledRecords, startGatewayFixture, type GatewayFixture, type RawAnswer } from './llm-gateway-testing.js';
 
 type Format = 'openai' | 'anthropic' | 'gemini';
@@ -54,6 +53,11 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
       headers: { ...(options.secret !== '' && credential(format, options.secret ?? secret)), ...options.headers },
     });
   const eventOf = async (answer: RawAnswer) => (await settledRecords(fixture, answer.headers.get('x-request-id') ?? '')).event;
+  /** Sets (or with nulls, removes) a user's budget through the enterprise manager. */
+  const setUserBudget = async (subject: string, day: string | null, month: string | null) => {
+    const response = await fixture.platform.call('PUT', `/v1/budgets/users/${subject}`, { token: fixture.tokens.billing, body: { day_limit_usd: day, month_limit_usd: month } });
+    expect(response.status, response.text).toBe(200);
+  };
   /** A stream's settlement starts once the upstream has been read to its end: wait for it (bounded). */
   const awaitRecords = async (id: string) => {
     for (let attempt = 0; attempt < 100; attempt += 1) {
@@ -129,17 +133,17 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     });
 
     it('refuses a request a budget cannot reserve (402 budget_exhausted) once the budget is used up to its limit', async () => {
-      await setLimits(fixture.context.db, 'user', 'bob', null, null);
+      await setUserBudget('bob', null, null);
       const first = await call(format, model, { secret: bobSecret });
       expect(first.status).toBe(200);
       const used = (await settledRecords(fixture, first.headers.get('x-request-id') ?? '')).charges[0]?.charged_usd ?? '';
       // the month's limit is what bob has spent: no room is left for another request
-      await setLimits(fixture.context.db, 'user', 'bob', null, used);
+      await setUserBudget('bob', null, used);
       const refused = await call(format, model, { secret: bobSecret });
       expect(errorOf(format, refused)).toMatchObject({ status: 402, type: { openai: 'insufficient_quota', anthropic: 'billing_error', gemini: 'RESOURCE_EXHAUSTED' }[format], code: 'budget_exhausted' });
       expect(errorOf(format, refused).message).toMatch(/^budget_exhausted: .*bob/);
       expect(await eventOf(refused)).toMatchObject({ outcome: 'blocked_downstream', auth_subject: 'bob', upstream_status: 0, model, raw_usage: null });
-      await setLimits(fixture.context.db, 'user', 'bob', null, null);
+      await setUserBudget('bob', null, null);
     });
 
     it('relays an upstream error unchanged and charges nothing', async () => {
@@ -177,7 +181,7 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
   });
 
   it('lets the SDKs read refusals: no retry of a 402, the code and message as sent', async () => {
-    await setLimits(fixture.context.db, 'user', 'bob', '0.000001', null);
+    await setUserBudget('bob', '0.000001', null);
     const client = new OpenAI({ apiKey: bobSecret, baseURL: `${fixture.base}/llm/v1` });
     const refused = await client.chat.completions.create({ model: 'gpt-tiny', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(OpenAI.APIError);
@@ -186,7 +190,7 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     const denied = await anthropic.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
     expect(denied).toBeInstanceOf(Anthropic.APIError);
     expect(denied).toMatchObject({ status: 402 });
-    await setLimits(fixture.context.db, 'user', 'bob', null, null);
+    await setUserBudget('bob', null, null);
   });
 
   it('refuses an inactive directory user (401 user_inactive) until reactivated', async () => {
@@ -283,7 +287,8 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
       expect(errorOf(format, answer).message).toMatch(/^no_budget: .*alice/);
       expect(await eventOf(answer)).toMatchObject({ outcome: 'blocked_downstream', auth_subject: 'alice' });
     }
-    await setLimits(fixture.context.db, 'user', 'alice', '5', null);
+    const budget = await fixture.platform.call('PUT', '/v1/budgets/users/alice', { token: fixture.tokens.billing, body: { day_limit_usd: '5' } });
+    expect(budget.status, budget.text).toBe(200);
     const admitted = await rawCall(fixture, 'POST', '/llm/v1/chat/completions', { body: bodyFor('openai', 'gpt-tiny'), headers: { authorization: `Bearer ${fixture.tokens.alice}` } });
     expect(admitted.status).toBe(200);
   });

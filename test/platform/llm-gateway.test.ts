@@ -203,6 +203,19 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect(charges.map((charge) => charge.charged_usd)).toEqual(['0.00024']);
   });
 
+  it('charges each budgeted group of the caller the full cost, besides the caller', async () => {
+    const budget = await fixture.platform.call('PUT', `/v1/budgets/groups/${groupId}`, { token: fixture.tokens.billing, body: { month_limit_usd: '100' } });
+    expect(budget.status, budget.text).toBe(200);
+    const { response } = await anthropic().messages.create({ model: 'claude-test', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const id = response.headers.get('x-request-id') ?? '';
+    const { charges } = await settledRecords(fixture, id);
+    expect(charges).toEqual([
+      userCharge(CLAUDE_TEST_USD, 'claude-test', 'anthropic', id),
+      { ...userCharge(CLAUDE_TEST_USD, 'claude-test', 'anthropic', id), scope: 'group', subject_id: groupId },
+    ]);
+    expect((await fixture.platform.call('PUT', `/v1/budgets/groups/${groupId}`, { token: fixture.tokens.billing, body: {} })).status).toBe(200);
+  });
+
   it('lists the priced models served on chat completions, sorted by id', async () => {
     const models = await openai().models.list();
     const effectiveFrom = (await fixture.platform.call<{ effective_from: string }>('GET', '/v1/budgets/pricing', { token: fixture.tokens.billing })).body.effective_from;
