@@ -2,7 +2,7 @@ import type { BudgetHold, BudgetLedger } from '../budgets/ledger.js';
 import type { PlatformConfig } from '../config.js';
 import type { PricedModel, PricingCatalog } from '../pricing/catalog.js';
 import type { UsageEvent } from '../usage/schemas.js';
-import { reservationBound } from './bounds.js';
+import { modelLimitsOf, reservationBound } from './bounds.js';
 import type { GatewayRequest } from './event.js';
 import type { ProviderUpstream, Upstreams } from './upstream.js';
 import type { GatewayErrorStatus } from './wire.js';
@@ -46,8 +46,7 @@ export function createAdmitter(options: AdmissionOptions): Admitter {
       }
       // Check 6 (an AI policy of the caller allows the model: 403 model_not_allowed) belongs here, between
       // the provider and the budgets; AI gateway management (Part 5) brings the policies it reads.
-      const modelLimits = limits.modelLimits[`${priced.provider}/${priced.model}`] ?? priced.limits ?? limits.defaultModelLimits;
-      const bound = reservationBound(request.format, request.body, request.rawBody.length, priced, modelLimits);
+      const bound = reservationBound(request.format, request.body, request.rawBody.length, priced, modelLimitsOf(limits, priced));
       const decision = await ledger.admit({
         eventId: request.eventId,
         at: request.at,

@@ -1,3 +1,4 @@
+import type { PlatformConfig } from '../config.js';
 import type { ModelLimits } from '../pricing/baseline/convert.js';
 import type { PricedModel } from '../pricing/catalog.js';
 import { maxCost } from '../pricing/rates.js';
@@ -94,6 +95,11 @@ function toolCalls(format: WireFormat, body: Json): number {
     case 'gemini':
       return toolsOf(body).some(isGeminiSearch) ? 1 : 0;
   }
+}
+
+/** A model's context limits: `llmGateway.modelLimits["<provider>/<model>"]`, else the price table's, else the defaults. */
+export function modelLimitsOf(config: Pick<PlatformConfig['llmGateway'], 'modelLimits' | 'defaultModelLimits'>, model: PricedModel): ModelLimits {
+  return config.modelLimits[`${model.provider}/${model.model}`] ?? model.limits ?? config.defaultModelLimits;
 }
 
 /** R for `body` (as sent on a route of `format`, `bodyBytes` long) to `model` with context `limits`. */

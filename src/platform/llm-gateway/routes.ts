@@ -82,16 +82,16 @@ export async function registerGatewayRoutes(http: HttpApp, options: GatewayRoute
     };
     const streamFlag = (request: FastifyRequest) => (request.body as Record<string, unknown>).stream === true;
     const modelOf = (request: FastifyRequest) => (request.body as Record<string, unknown>).model as string;
-    const hidden = { hide: false, tags: ['llm-gateway'] };
+    const docs = { tags: ['llm-gateway'] };
 
     scope.post(
       '/llm/v1/chat/completions',
-      { bodyLimit: maxBodyBytes, config: { llmFormat: 'openai' }, preHandler: admitBody(), schema: { ...hidden, summary: 'OpenAI chat completions (streaming or not), forwarded to the model\'s provider' } },
+      { bodyLimit: maxBodyBytes, config: { llmFormat: 'openai' }, preHandler: admitBody(), schema: { ...docs, summary: 'OpenAI chat completions (streaming or not), forwarded to the model\'s provider' } },
       (request, reply) => pipeline({ format: 'openai', route: '/llm/v1/chat/completions', requestedModel: modelOf(request), stream: streamFlag(request) }, request, reply),
     );
     scope.post(
       '/llm/v1/messages',
-      { bodyLimit: maxBodyBytes, config: { llmFormat: 'anthropic' }, preHandler: admitBody(), schema: { ...hidden, summary: 'Anthropic messages (streaming or not), forwarded to the model\'s provider' } },
+      { bodyLimit: maxBodyBytes, config: { llmFormat: 'anthropic' }, preHandler: admitBody(), schema: { ...docs, summary: 'Anthropic messages (streaming or not), forwarded to the model\'s provider' } },
       (request, reply) => pipeline({ format: 'anthropic', route: '/llm/v1/messages', requestedModel: modelOf(request), stream: streamFlag(request) }, request, reply),
     );
     scope.post(
@@ -100,7 +100,7 @@ export async function registerGatewayRoutes(http: HttpApp, options: GatewayRoute
         bodyLimit: maxBodyBytes,
         config: { llmFormat: 'gemini' },
         preHandler: admitBody((request) => geminiTarget(request).model || undefined),
-        schema: { ...hidden, summary: 'Gemini {model}:generateContent and {model}:streamGenerateContent?alt=sse, forwarded to the model\'s provider' },
+        schema: { ...docs, summary: 'Gemini {model}:generateContent and {model}:streamGenerateContent?alt=sse, forwarded to the model\'s provider' },
       },
       (request, reply) => {
         const { model, method } = geminiTarget(request);
@@ -117,7 +117,7 @@ export async function registerGatewayRoutes(http: HttpApp, options: GatewayRoute
     );
     scope.get(
       '/llm/v1/models',
-      { config: { llmFormat: 'openai' }, preHandler: hooks.openai, schema: { ...hidden, summary: 'The models served on chat completions, sorted by id (OpenAI list)' } },
+      { config: { llmFormat: 'openai' }, preHandler: hooks.openai, schema: { ...docs, summary: 'The models served on chat completions, sorted by id (OpenAI list)' } },
       async (request, reply) => {
         const principal = request.gatewayPrincipal;
         if (!principal) throw new Error('the gateway authentication step did not run');
