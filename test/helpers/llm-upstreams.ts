@@ -242,8 +242,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
       const answer = format === 'openai' ? openAiAnswer(model, openAiUsage, count) : format === 'anthropic' ? anthropicAnswer(model, anthropicUsage, count) : geminiAnswer(model, geminiUsage, queries, count);
       if (cut) {
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(answer.length) });
-        response.write(answer.slice(0, 10));
-        response.destroy();
+        response.write(answer.slice(0, 10), () => response.destroy());
         return;
       }
       response.writeHead(200, { 'content-type': 'application/json' }).end(answer);

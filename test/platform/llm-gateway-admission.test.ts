@@ -247,6 +247,13 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     const openai = await cutShort('openai', 'gpt-test', {});
     expect(openai.event).toMatchObject({ outcome: 'upstream_error', upstream_status: 200, raw_usage: null });
     expect(openai.charges).toEqual([]);
+
+    fixture.upstream.fail({ kind: 'cut' }, 1);
+    const whole = await call('gemini', 'gemini-test');
+    expect(errorOf('gemini', whole)).toMatchObject({ status: 502, type: 'UNAVAILABLE', code: 'upstream_unavailable' });
+    const { event, charges } = await settledRecords(fixture, whole.headers.get('x-request-id') ?? '');
+    expect(event).toMatchObject({ outcome: 'upstream_error', upstream_status: 200, raw_usage: null });
+    expect(charges).toEqual([]);
   });
 
   it('names each response by its event: X-Request-Id is never the client\'s, and X-Interaction-Id is kept', async () => {

@@ -173,10 +173,13 @@ export function createExchanges(options: ExchangeOptions) {
         let body: Buffer;
         try {
           body = Buffer.from(await response.body.arrayBuffer());
-        } catch {
+        } catch (error) {
           clearTimeout(timer);
           settle(exchange, tracker, 'upstream_error', status, performance.now(), false);
           void reply.removeHeader('content-type');
+          if (upstreamFailure(error, timedOut) === 'timeout') {
+            return sendGatewayError(reply, request.format, 504, 'upstream_timeout', `the provider ${upstream.name} did not finish its answer for the model ${priced.model} within ${String(upstreamTimeoutMs)} ms`, request.eventId);
+          }
           return sendGatewayError(reply, request.format, 502, 'upstream_unavailable', `the provider ${upstream.name} cut its answer for the model ${priced.model} short`, request.eventId);
         }
         clearTimeout(timer);
