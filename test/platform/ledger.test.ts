@@ -212,10 +212,23 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect(await db.selectFrom('charges').select('id').execute()).toEqual([]);
   });
 
+  it('applies nothing of a batch whose transaction fails, and refuses every request in it', async () => {
+    await setLimits(db, 'user', 'alice', '1.00', null);
+    const { ledger } = testLedger(db);
+    const first = admission('alice', AT, '0.10');
+    const twin = admission('alice', AT, '0.20');
+    // the first runs alone; the two that arrive meanwhile share the next transaction, which a duplicate event id fails
+    const outcomes = await Promise.allSettled([ledger.admit(first), ledger.admit(twin), ledger.admit({ ...twin, maxCost: new Money('0.30') })]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    expect(await cell(db, 'user', 'alice', 'day')).toEqual({ used: '0', reserved: '0.1' });
+    expect((await ledger.admit(admission('alice', AT, '0.90'))).admitted).toBe(true);
+  });
+
   it('decides concurrent admissions together, in arrival order, never past the limit', async () => {
     await setLimits(db, 'group', G1, '5.00', null);
     const { ledger } = testLedger(db);
-    const requests = Array.from({ length: 80 }, (_, index) => admission(`user-${index % 7}`, AT, '0.10', [G1]));
+    // hundreds of callers in one batch: hundreds of cells locked and written by one statement each
+    const requests = Array.from({ length: 400 }, (_, index) => admission(`user-${index}`, AT, '0.10', [G1]));
     const decisions = await Promise.all(requests.map((request) => ledger.admit(request)));
     expect(decisions.filter((decision) => decision.admitted)).toHaveLength(50);
     expect(decisions.slice(0, 50).every((decision) => decision.admitted)).toBe(true);

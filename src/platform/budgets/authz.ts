@@ -1,4 +1,5 @@
 import type { PlatformAccess } from '../identity/access.js';
+import type { BudgetReadService } from './read-service.js';
 import type { BudgetsService } from './service.js';
 
 /** Budget reads take billingAdmin or auditor; writes billingAdmin (admin passes every check). */
@@ -21,6 +22,30 @@ export function authorizeBudgets(service: BudgetsService, access: PlatformAccess
     putGroupBudget(actor, groupId, body, ifMatch) {
       access.require(actor, write, 'writing a group budget');
       return service.putGroupBudget(actor, groupId, body, ifMatch);
+    },
+  };
+}
+
+/** Cells, breakdowns and slices take billingAdmin or auditor; the own summary only a directory identity (the service resolves it). */
+export function authorizeBudgetReads(service: BudgetReadService, access: PlatformAccess): BudgetReadService {
+  const read = ['billingAdmin', 'auditor'] as const;
+  return {
+    ...service,
+    listCells(actor, query) {
+      access.require(actor, read, 'listing budget cells');
+      return service.listCells(actor, query);
+    },
+    breakdown(actor, query) {
+      access.require(actor, read, 'reading a budget breakdown');
+      return service.breakdown(actor, query);
+    },
+    groupSlice(actor, groupId, query) {
+      access.require(actor, read, 'reading a group budget slice');
+      return service.groupSlice(actor, groupId, query);
+    },
+    userSlice(actor, subjectId, query) {
+      access.require(actor, read, 'reading a user budget slice');
+      return service.userSlice(actor, subjectId, query);
     },
   };
 }

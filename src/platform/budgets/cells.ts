@@ -53,7 +53,12 @@ export function uniqueSorted(cells: readonly CellSpec[]): CellSpec[] {
   return [...unique.values()].sort(compareCells);
 }
 
-const keyTuples = (cells: readonly CellKey[]) => sql.join(cells.map((cell) => sql`(${cell.scope}, ${cell.subject_id}, ${cell.period}, ${cell.ordinal}::integer)`));
+/**
+ * Cell keys as one set-returning expression of four array parameters: a statement's size stays the same
+ * however many cells a batch holds (a long list of row constructors exhausts the embedded engine's stack).
+ */
+export const keyRows = (cells: readonly CellKey[]) =>
+  sql`unnest(${cells.map((cell) => cell.scope)}::text[], ${cells.map((cell) => cell.subject_id)}::text[], ${cells.map((cell) => cell.period)}::text[], ${cells.map((cell) => cell.ordinal)}::integer[])`;
 
 /**
  * Creates the missing rows of `cells` and locks them all `for update`, in lock order, inside `trx`; returns
@@ -63,14 +68,18 @@ export async function lockCells(trx: Kysely<PlatformDatabase>, cells: readonly C
   const states = new Map<string, CellState>();
   if (cells.length === 0) return states;
   const sorted = uniqueSorted(cells);
-  await trx
-    .insertInto('budget_cells')
-    .values(sorted.map((cell) => ({ scope: cell.scope, subject_id: cell.subject_id, period: cell.period, ordinal: cell.ordinal, period_start: cell.start, period_end: cell.end })))
-    .onConflict((conflict) => conflict.doNothing())
-    .execute();
+  const starts = sorted.map((cell) => cell.start.toISOString());
+  const ends = sorted.map((cell) => cell.end.toISOString());
+  await sql`
+    insert into budget_cells (scope, subject_id, period, ordinal, period_start, period_end)
+    select key.scope, key.subject_id, key.period, key.ordinal, bounds.period_start, bounds.period_end
+    from ${keyRows(sorted)} with ordinality as key (scope, subject_id, period, ordinal, position)
+    join unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) with ordinality as bounds (period_start, period_end, position) on bounds.position = key.position
+    order by key.position
+    on conflict do nothing`.execute(trx);
   const { rows } = await sql<{ scope: BudgetScope; subject_id: string; period: BudgetPeriod; ordinal: number; used_usd: string; reserved_usd: string }>`
     select scope, subject_id, period, ordinal, used_usd, reserved_usd from budget_cells
-    where (scope, subject_id, period, ordinal) in (${keyTuples(sorted)})
+    where (scope, subject_id, period, ordinal) in (select * from ${keyRows(sorted)})
     order by scope collate "C", subject_id collate "C", period collate "C", ordinal
     for update`.execute(trx);
   for (const row of rows) states.set(cellId(row), { used: new Money(row.used_usd), reserved: new Money(row.reserved_usd) });
@@ -87,12 +96,14 @@ export interface CellDelta {
 export async function applyCellDeltas(trx: Kysely<PlatformDatabase>, deltas: ReadonlyMap<string, { key: CellKey; delta: CellDelta }>): Promise<void> {
   const changed = [...deltas.values()].filter(({ delta }) => !delta.used.isZero() || !delta.reserved.isZero());
   if (changed.length === 0) return;
-  const values = sql.join(
-    changed.map(({ key, delta }) => sql`(${key.scope}, ${key.subject_id}, ${key.period}, ${key.ordinal}::integer, ${delta.used.toFixed()}::numeric, ${delta.reserved.toFixed()}::numeric)`),
-  );
+  const keys = changed.map(({ key }) => key);
+  const used = changed.map(({ delta }) => delta.used.toFixed());
+  const reserved = changed.map(({ delta }) => delta.reserved.toFixed());
   await sql`
     update budget_cells as cell set used_usd = cell.used_usd + change.used, reserved_usd = cell.reserved_usd + change.reserved
-    from (values ${values}) as change (scope, subject_id, period, ordinal, used, reserved)
+    from (select key.*, amounts.used, amounts.reserved
+          from ${keyRows(keys)} with ordinality as key (scope, subject_id, period, ordinal, position)
+          join unnest(${used}::numeric[], ${reserved}::numeric[]) with ordinality as amounts (used, reserved, position) on amounts.position = key.position) as change
     where cell.scope = change.scope and cell.subject_id = change.subject_id and cell.period = change.period and cell.ordinal = change.ordinal`.execute(trx);
 }
 

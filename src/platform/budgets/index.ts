@@ -1,8 +1,11 @@
 import { parseDuration } from '../../core/config/duration.js';
 import type { PlatformContext } from '../context.js';
-import { authorizeBudgets } from './authz.js';
+import { authorizeBudgetReads, authorizeBudgets } from './authz.js';
 import type { BudgetLedger } from './ledger.js';
 import { createBudgetLedger } from './ledger-service.js';
+import { registerBudgetReadRoutes } from './read-routes.js';
+import { BreakdownSchema, BudgetCellSchema, OwnSummarySchema, SliceSchema } from './read-schemas.js';
+import { createBudgetReadService } from './read-service.js';
 import { registerBudgetsRoutes } from './routes.js';
 import { BudgetCollectionSchema } from './schemas.js';
 import { createBudgetsService } from './service.js';
@@ -16,10 +19,12 @@ const RECLAIM_EVERY_MS = 30_000;
 
 /** Budgets: the collection and its routes, the ledger, and the reclaiming of reservations a crashed replica left behind. */
 export function registerBudgetsFeature(context: PlatformContext): Promise<BudgetsFeature> {
-  const { http, db, clock, ids, logger, metrics, config, audit, changes, access } = context;
-  http.addSchema(BudgetCollectionSchema);
+  const { http, db, clock, ids, logger, metrics, config, audit, changes, access, identity } = context;
+  for (const schema of [BudgetCollectionSchema, BudgetCellSchema, BreakdownSchema, SliceSchema, OwnSummarySchema]) http.addSchema(schema);
   const service = createBudgetsService({ db, audit, changes });
   registerBudgetsRoutes(http, { service: authorizeBudgets(service, access), access });
+  const reads = createBudgetReadService({ db, clock, identity, retentionDays: config.usage.retentionDays });
+  registerBudgetReadRoutes(http, { service: authorizeBudgetReads(reads, access), access });
   const ledger = createBudgetLedger({
     db,
     clock,

@@ -46,12 +46,14 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
   const { db, clock, ids, logger, enforcement, requireBudget } = options;
   const overruns = overrunCounter(options.metrics);
   const maxBatch = options.maxBatch ?? 500;
-  const admitOptions = { enforcement, requireBudget, holdMs: options.upstreamTimeoutMs + RECLAIM_GRACE_MS, onOverrun: () => overruns.inc() };
+  const admitOptions = { enforcement, requireBudget, holdMs: options.upstreamTimeoutMs + RECLAIM_GRACE_MS };
 
-  const admissions = createBatcher<AdmissionRequest, AdmissionDecision>(
-    (requests) => withRetries(() => db.transaction().execute((trx) => admitBatch(trx, requests, admitOptions))),
-    maxBatch,
-  );
+  const admissions = createBatcher<AdmissionRequest, AdmissionDecision>(async (requests) => {
+    const result = await withRetries(() => db.transaction().execute((trx) => admitBatch(trx, requests, admitOptions)));
+    // counted once the batch has committed: a retried transaction does not count its overruns twice
+    if (result.overruns > 0) overruns.inc(result.overruns);
+    return result.decisions;
+  }, maxBatch);
   const settlements = createBatcher<SettlementRequest, undefined>(async (requests) => {
     await withRetries(() => db.transaction().execute((trx) => settleBatch(trx, requests, ids)));
     return requests.map(() => undefined);

@@ -23,9 +23,10 @@ export interface ApplicableCell {
   onDefault: boolean;
 }
 
-export async function readLimits(trx: Kysely<PlatformDatabase>, callers: readonly LedgerCaller[]): Promise<LimitsView> {
-  const subjects = [...new Set(callers.map((caller) => caller.subject))];
-  const groups = [...new Set(callers.flatMap((caller) => caller.groupIds))];
+/** The default's limits and those of the named users and groups. */
+export async function readLimits(trx: Kysely<PlatformDatabase>, userSubjects: readonly string[], groupIds: readonly string[]): Promise<LimitsView> {
+  const subjects = [...new Set(userSubjects)];
+  const groups = [...new Set(groupIds)];
   const rows = await trx
     .selectFrom('budget_limits')
     .selectAll()
@@ -46,6 +47,13 @@ export async function readLimits(trx: Kysely<PlatformDatabase>, callers: readonl
   return view;
 }
 
+/** The limit of one cell, and whether it is the default's; a null limit: no budget for that period. */
+export function limitOf(view: LimitsView, scope: 'user' | 'group', subjectId: string, period: BudgetPeriod): { limit: Money | null; onDefault: boolean } {
+  if (scope === 'group') return { limit: view.groups.get(subjectId)?.[period] ?? null, onDefault: false };
+  const own = view.users.get(subjectId)?.[period] ?? null;
+  return own === null ? { limit: view.defaultUser[period], onDefault: true } : { limit: own, onDefault: false };
+}
+
 /**
  * The cells that apply to `caller` at `at`, in the order a refusal names them: user day, user month, then
  * each budgeted group by subject_id, day before month. A user period without an own limit takes the
@@ -53,16 +61,14 @@ export async function readLimits(trx: Kysely<PlatformDatabase>, callers: readonl
  */
 export function applicableCells(view: LimitsView, caller: LedgerCaller, at: Date): { cells: ApplicableCell[]; budgetedGroupIds: string[] } {
   const cells: ApplicableCell[] = [];
-  const own = view.users.get(caller.subject) ?? NONE;
   for (const cell of cellsAt('user', caller.subject, at)) {
-    const limit = own[cell.period] ?? view.defaultUser[cell.period];
-    if (limit !== null) cells.push({ cell, limit, onDefault: own[cell.period] === null });
+    const { limit, onDefault } = limitOf(view, 'user', caller.subject, cell.period);
+    if (limit !== null) cells.push({ cell, limit, onDefault });
   }
   const budgetedGroupIds = [...new Set(caller.groupIds)].filter((id) => view.groups.has(id)).sort();
   for (const groupId of budgetedGroupIds) {
-    const limits = view.groups.get(groupId) ?? NONE;
     for (const cell of cellsAt('group', groupId, at)) {
-      const limit = limits[cell.period];
+      const { limit } = limitOf(view, 'group', groupId, cell.period);
       if (limit !== null) cells.push({ cell, limit, onDefault: false });
     }
   }

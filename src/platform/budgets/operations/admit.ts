@@ -10,8 +10,13 @@ export interface AdmitOptions {
   requireBudget: boolean;
   /** How long a reservation is kept past admission before a replica may reclaim it (upstreamTimeout + 60 s). */
   holdMs: number;
-  /** Called for each request soft enforcement admits although a cell has no room. */
-  onOverrun(): void;
+}
+
+export interface AdmitBatchResult {
+  /** One per request, in order. */
+  decisions: AdmissionDecision[];
+  /** How many requests soft enforcement admitted although a cell had no room. */
+  overruns: number;
 }
 
 const refusal = (target: ApplicableCell, remaining: Money, needed: Money): string =>
@@ -24,16 +29,18 @@ const refusal = (target: ApplicableCell, remaining: Money, needed: Money): strin
  * order against the totals the earlier ones left (all of its cells or none); then one update per cell and one
  * insert of the reservations.
  */
-export async function admitBatch(trx: Kysely<PlatformDatabase>, requests: readonly AdmissionRequest[], options: AdmitOptions): Promise<AdmissionDecision[]> {
+export async function admitBatch(trx: Kysely<PlatformDatabase>, requests: readonly AdmissionRequest[], options: AdmitOptions): Promise<AdmitBatchResult> {
   const view = await readLimits(
     trx,
-    requests.map((request) => request.caller),
+    requests.map((request) => request.caller.subject),
+    requests.flatMap((request) => request.caller.groupIds),
   );
   const plans = requests.map((request) => ({ request, ...applicableCells(view, request.caller, request.at) }));
   const reserving = options.enforcement !== 'off';
   const states = reserving ? await lockCells(trx, plans.flatMap((plan) => plan.cells.map((applicable) => applicable.cell))) : new Map<string, CellState>();
   const deltas = new Map<string, { key: CellKey; delta: CellDelta }>();
   const reservations: { request: AdmissionRequest; cells: CellKey[] }[] = [];
+  let overruns = 0;
 
   const decisions = plans.map(({ request, cells, budgetedGroupIds }): AdmissionDecision => {
     const hold = { eventId: request.eventId, at: request.at, caller: request.caller, budgetedGroupIds };
@@ -47,7 +54,7 @@ export async function admitBatch(trx: Kysely<PlatformDatabase>, requests: readon
       const state = states.get(cellId(full.cell)) ?? { used: ZERO, reserved: ZERO };
       return { admitted: false, code: 'budget_exhausted', message: refusal(full, Money.max(ZERO, full.limit.minus(state.used).minus(state.reserved)), amount) };
     }
-    if (full) options.onOverrun();
+    if (full) overruns++;
     if (cells.length === 0) {
       if (options.enforcement === 'hard' && options.requireBudget) {
         return { admitted: false, code: 'no_budget', message: `no budget applies to "${request.caller.subject}" and budgets.requireBudget is on; a billing administrator can set a user, group or default budget` };
@@ -79,5 +86,5 @@ export async function admitBatch(trx: Kysely<PlatformDatabase>, requests: readon
       )
       .execute();
   }
-  return decisions;
+  return { decisions, overruns };
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { PlatformDatabase } from '../../db.js';
 import type { UsageEvent } from '../../usage/schemas.js';
 import { Money } from '../../money.js';
@@ -32,6 +32,6 @@ export async function reclaimExpired(trx: Kysely<PlatformDatabase>, now: Date, b
     rows.flatMap((row) => row.cells.map((cell) => ({ ...cell, ...periodAt(cell.period, cell.ordinal) }))),
   );
   await applyCellDeltas(trx, deltas);
-  await trx.deleteFrom('budget_reservations').where('event_id', 'in', rows.map((row) => row.event_id)).execute();
+  await trx.deleteFrom('budget_reservations').where(sql<boolean>`event_id = any(${rows.map((row) => row.event_id)}::uuid[])`).execute();
   return rows.length;
 }

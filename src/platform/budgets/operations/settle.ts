@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Ids } from '../../../core/ids.js';
 import type { PlatformDatabase } from '../../db.js';
 import { Money } from '../../money.js';
@@ -25,7 +25,7 @@ export async function settleBatch(trx: Kysely<PlatformDatabase>, requests: reado
   const first = new Map<string, SettlementRequest>();
   for (const request of requests) if (!first.has(request.event.id)) first.set(request.event.id, request);
   const eventIds = [...first.keys()].sort();
-  const held = await trx.selectFrom('budget_reservations').select(['event_id', 'cells', 'amount_usd']).where('event_id', 'in', eventIds).orderBy('event_id').forUpdate().execute();
+  const held = await trx.selectFrom('budget_reservations').select(['event_id', 'cells', 'amount_usd']).where(sql<boolean>`event_id = any(${eventIds}::uuid[])`).orderBy('event_id').forUpdate().execute();
   const inserted = await trx
     .insertInto('usage_events')
     .values([...first.values()].map((request) => eventRow(request.event)))
@@ -93,6 +93,6 @@ export async function settleBatch(trx: Kysely<PlatformDatabase>, requests: reado
       )
       .execute();
   }
-  if (released.length > 0) await trx.deleteFrom('budget_reservations').where('event_id', 'in', released.map((row) => row.event_id)).execute();
+  if (released.length > 0) await trx.deleteFrom('budget_reservations').where(sql<boolean>`event_id = any(${released.map((row) => row.event_id)}::uuid[])`).execute();
 }
 
