@@ -7,18 +7,19 @@ export interface ListedModels {
 }
 
 export function createListedModels(options: { catalog: PricingCatalog; upstreams: Upstreams }): ListedModels {
+  const { catalog, upstreams } = options;
   return {
     list() {
-      const version = options.catalog.inEffect();
+      const version = catalog.inEffect();
       if (!version) return { object: 'list', data: [] };
       const created = Math.floor(version.row.effective_from.getTime() / 1000);
-      const seen = new Set<string>();
-      const data = version.row.spec.entries
-        .filter((entry) => options.upstreams.get(entry.provider)?.serves('openai') === true)
-        .sort((left, right) => (left.model === right.model ? (left.provider < right.provider ? -1 : 1) : left.model < right.model ? -1 : 1))
-        // a name two providers price is served by the one model resolution picks: listed once
-        .filter((entry) => !seen.has(entry.model) && seen.add(entry.model))
-        .map((entry) => ({ id: entry.model, object: 'model' as const, created, owned_by: entry.provider }));
+      const names = [...new Set(version.row.spec.entries.map((entry) => entry.model))].sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
+      const data = names.flatMap((name) => {
+        // a name several providers price is the one model resolution picks on chat completions
+        const priced = catalog.resolve(name, upstreams.preferredFor('openai'));
+        if (!priced || upstreams.get(priced.provider)?.serves('openai') !== true) return [];
+        return [{ id: name, object: 'model' as const, created, owned_by: priced.provider }];
+      });
       return { object: 'list', data };
     },
   };
