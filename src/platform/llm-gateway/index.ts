@@ -47,8 +47,9 @@ export async function registerLlmGatewayFeature(
     maxBodyBytes: gateway.maxBodyBytes,
   });
   context.lifecycle.onClose(async () => {
-    await settlements.idle();
+    // exchanges in flight end first (each within upstreamTimeout), then what they settle is written
     await upstreams.close();
+    await settlements.idle();
   });
   return { idle: () => settlements.idle() };
 }
