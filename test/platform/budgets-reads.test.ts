@@ -39,7 +39,8 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
   beforeAll(async () => {
     provider = await startTestProvider();
     platform = await createTestPlatform({ target, clock, config: { auth: oauthWith(provider) }, extraRoutes: (_context, features) => (ledger = features.budgets.ledger) });
-    const exp = nowSeconds() + 3600;
+    // one test moves the clock to the next day: tokens outlive that
+    const exp = nowSeconds() + 2 * 24 * 3600;
     tokens.billing = await provider.mint({ sub: 'bill', claims: { roles: ['billingAdmin'] }, exp });
     tokens.auditor = await provider.mint({ sub: 'audrey', claims: { roles: ['auditor'] }, exp });
     tokens.directoryAdmin = await provider.mint({ sub: 'dora', claims: { roles: ['directoryAdmin'] }, exp });
@@ -277,6 +278,20 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
       expect(alice.body.budgets.every((budget) => budget.scope === 'group')).toBe(true);
     } finally {
       await platform.call('PUT', '/v1/budgets', { token: tokens.billing, body: collection.body });
+    }
+  });
+
+  it('moves to the next day at midnight, the month carrying on unless it ends too', async () => {
+    clock.set(day.end);
+    try {
+      const alice = await get<OwnSummary>('/v1/me/budgets', tokens.alice);
+      const sameMonth = day.end < month.end;
+      expect(alice.body.day).toMatchObject({ period_start: day.end.toISOString(), used_usd: '0.00', remaining_usd: '1.00' });
+      expect(alice.body.month).toMatchObject({ used_usd: sameMonth ? '0.50' : '0.00' });
+      expect(alice.body.budgets[0]).toMatchObject({ period: 'day', ordinal: day.ordinal + 1, my_contribution_usd: '0.00' });
+      expect((await get<Error>('/v1/budgets/breakdown?scope=user&subject_id=dave&period=day')).body).toMatchObject({ by_model: [], total_used_usd: '0.00' });
+    } finally {
+      clock.set(now);
     }
   });
 

@@ -115,7 +115,7 @@ export async function cellSpend(db: Db, key: CellKey, dimension: SpendDimension)
   return result.rows;
 }
 
-/** What `authSubject` contributed to each of `keys`, by "scope period subject ordinal". */
+/** What `authSubject` contributed to each of `keys` (cells it never spent in are absent). */
 export async function contributions(db: Db, keys: readonly CellKey[], authSubject: string): Promise<(CellKey & { used_usd: string })[]> {
   if (keys.length === 0) return [];
   const result = await sql<CellKey & { used_usd: string }>`
