@@ -26,6 +26,7 @@ import { createPlatformAccess } from './identity/access.js';
 import { registerPlatformAuthentication } from './identity/authentication.js';
 import { createIdentityResolver } from './identity/resolver.js';
 import { registerKeysFeature, type KeysFeature } from './keys/index.js';
+import { registerLlmGatewayFeature, type LlmGatewayFeature } from './llm-gateway/index.js';
 import { PLATFORM_MIGRATION_TABLE, platformMigrations } from './migrations/index.js';
 import { registerPricingFeature, type PricingFeature } from './pricing/index.js';
 import { registerUsageFeature } from './usage/index.js';
@@ -56,6 +57,7 @@ export interface PlatformFeatures {
   keys: KeysFeature;
   pricing: PricingFeature;
   budgets: BudgetsFeature;
+  llmGateway: LlmGatewayFeature;
 }
 
 export interface PlatformApp {
@@ -170,5 +172,6 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   const pricing = await registerPricingFeature(context);
   registerUsageFeature(context);
   const budgets = await registerBudgetsFeature(context);
-  return { keys, pricing, budgets };
+  const llmGateway = await registerLlmGatewayFeature(context, { keys, pricing, ledger: budgets.ledger });
+  return { keys, pricing, budgets, llmGateway };
 }
