@@ -121,14 +121,32 @@ async function prepare(origin: string, budgets: unknown): Promise<string> {
   return key.secret;
 }
 
-type WayName = 'direct' | 'floor' | 'portkey' | 'toolyard';
+type WayName = 'direct' | 'floor' | 'portkey' | 'toolyard' | 'toolyardPostgres';
+
+/** A database of its own on the benchmark's PostgreSQL; undefined when PostgreSQL cannot be reached. */
+async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+  const name = `toolyard_bench_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  try {
+    await adminQuery(`create database ${name}`);
+  } catch {
+    return undefined;
+  }
+  const url = new URL(BENCH_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => adminQuery(`drop database if exists ${name} with (force)`).catch(() => undefined) };
+}
+
+const ROOMY_BUDGETS = { default_user: { day_limit_usd: '1000000', month_limit_usd: '1000000' }, users: [], groups: [] };
 
 async function measureThroughput(upstream: string, keyFile: string, duration: number, mode: Mode) {
   const platform = await startPlatform(upstream, keyFile, { dataDir: 'memory://' });
+  const database = await scratchDatabase();
+  const onPostgres = database && (await startPlatform(upstream, keyFile, { url: database.url, maxConnections: 8 }));
   const floor = createPassThrough(upstream);
   const portkey = await startPortkey();
   try {
-    const secret = await prepare(platform.origin, { default_user: { day_limit_usd: '1000000', month_limit_usd: '1000000' }, users: [], groups: [] });
+    const secret = await prepare(platform.origin, ROOMY_BUDGETS);
+    const postgresSecret = onPostgres && (await prepare(onPostgres.origin, ROOMY_BUDGETS));
     const floorOrigin = await listen(floor);
     const body = requestBody(mode);
     const request = (path: string, headers: Record<string, string>): LoadRequest[] => [{ method: 'POST', path, body, headers: { 'content-type': 'application/json', ...headers } }];
@@ -138,7 +156,8 @@ async function measureThroughput(upstream: string, keyFile: string, duration: nu
       floor: { origin: floorOrigin, requests: request('/v1/chat/completions', upstreamAuth) },
       portkey: { origin: portkey.origin, requests: request('/v1/chat/completions', { ...upstreamAuth, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${upstream}/v1` }) },
       toolyard: { origin: platform.origin, requests: request('/llm/v1/chat/completions', { authorization: `Bearer ${secret}` }) },
-    };
+      ...(onPostgres && postgresSecret && { toolyardPostgres: { origin: onPostgres.origin, requests: request('/llm/v1/chat/completions', { authorization: `Bearer ${postgresSecret}` }) } }),
+    } as Record<WayName, { origin: string; requests: LoadRequest[] }>;
     // a way that cannot answer the request correctly is reported, not measured
     const failed: Partial<Record<WayName, string>> = {};
     const ways: Partial<Record<WayName, { origin: string; requests: LoadRequest[] }>> = {};
@@ -160,7 +179,7 @@ async function measureThroughput(upstream: string, keyFile: string, duration: nu
       }
     }
     const combined = Object.fromEntries(Object.entries(slices).map(([name, runs]) => [name, combineSlices(runs)])) as Partial<Record<WayName, ReturnType<typeof combineSlices>>>;
-    const { floor: floorRun, toolyard, portkey: peer } = combined;
+    const { floor: floorRun, toolyard, portkey: peer, toolyardPostgres } = combined;
     if (!floorRun || !toolyard) throw new Error('the floor and Toolyard were not measured');
     const sent = (slices.toolyard ?? []).reduce((sum, run) => sum + run.requests, 0);
     return {
@@ -173,12 +192,15 @@ async function measureThroughput(upstream: string, keyFile: string, duration: nu
       floorRatio: toolyard.requestsPerSecond / floorRun.requestsPerSecond,
       peerRatio: peer ? toolyard.requestsPerSecond / peer.requestsPerSecond : null,
       addedP50Ms: toolyard.p50Ms - floorRun.p50Ms,
+      postgresFloorRatio: toolyardPostgres ? toolyardPostgres.requestsPerSecond / floorRun.requestsPerSecond : null,
       usageEvents: await settledEvents(platform.origin, sent),
     };
   } finally {
     portkey.child.kill();
     await closeServer(floor);
     await platform.app.close();
+    await onPostgres?.app.close();
+    await database?.drop();
   }
 }
 
@@ -210,13 +232,11 @@ async function measureOverspend(upstream: string, keyFile: string, runs: number)
   const limit = bound.times(TARGETS.admitted);
   const results: { admitted: number; refused: number; other: number; chargedUsd: string; limitUsd: string; overspendUsd: string }[] = [];
   for (let run = 0; run < runs; run++) {
-    const name = `toolyard_bench_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-    await adminQuery(`create database ${name}`);
-    const url = new URL(BENCH_ADMIN_URL);
-    url.pathname = `/${name}`;
+    const database = await scratchDatabase();
+    if (!database) throw new Error(`cannot create a database on ${BENCH_ADMIN_URL}`);
     const replicas: Platform[] = [];
     try {
-      for (let index = 0; index < 3; index++) replicas.push(await startPlatform(upstream, keyFile, { url: url.toString(), maxConnections: 8 }));
+      for (let index = 0; index < 3; index++) replicas.push(await startPlatform(upstream, keyFile, { url: database.url, maxConnections: 8 }));
       const [first] = replicas;
       if (!first) throw new Error('no replicas');
       const secret = await prepare(first.origin, { default_user: { day_limit_usd: null, month_limit_usd: null }, users: [{ subject_id: 'anonymous', day_limit_usd: formatMoney(limit), month_limit_usd: null }], groups: [] });
@@ -248,7 +268,7 @@ async function measureOverspend(upstream: string, keyFile: string, runs: number)
       });
     } finally {
       for (const replica of replicas) await replica.app.close();
-      await adminQuery(`drop database if exists ${name} with (force)`).catch(() => undefined);
+      await database.drop();
     }
   }
   return { replicas: 3, requests: 200, boundUsd: formatMoney(bound), runs: results };
@@ -312,7 +332,8 @@ async function main(): Promise<void> {
       way('direct to the upstream', figures.direct, figures.failed.direct),
       way('node:http pass-through (floor)', figures.floor, undefined),
       way('@portkey-ai/gateway (peer)', figures.portkey, figures.failed.portkey),
-      way('Toolyard (keys, pricing, budgets)', figures.toolyard, undefined),
+      way('Toolyard (keys, pricing, budgets), embedded database', figures.toolyard, undefined),
+      way('Toolyard (keys, pricing, budgets), PostgreSQL', figures.toolyardPostgres, figures.postgresFloorRatio === null ? 'PostgreSQL not reachable' : undefined),
       `  Toolyard: ${(figures.floorRatio * 100).toFixed(1)} % of the floor (target >= ${TARGETS.floorRatio * 100} %), ` +
         `${figures.peerRatio === null ? 'peer not measured' : `${figures.peerRatio.toFixed(2)}x the peer (target >= 1)`}, ` +
         `p50 +${figures.addedP50Ms.toFixed(2)} ms over the floor (target <= ${TARGETS.addedP50Ms} ms); ${figures.usageEvents} usage events written`,
