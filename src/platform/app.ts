@@ -17,10 +17,12 @@ import { registerBudgetsFeature, type BudgetsFeature } from './budgets/index.js'
 import { AuditEventSchema } from './audit/schemas.js';
 import { createAuditTrail } from './audit/service.js';
 import { registerClientConfigFeature } from './client-config/index.js';
+import { registerConnectorIdpsFeature } from './connector-idps/index.js';
 import type { PlatformConfig } from './config.js';
 import type { PlatformContext } from './context.js';
 import type { PlatformDatabase } from './db.js';
 import { registerDirectoryFeature } from './directory/index.js';
+import { registerGatewaysFeature, type Gateways } from './gateways/index.js';
 import { registerScimFeature } from './scim/index.js';
 import { createPlatformAccess } from './identity/access.js';
 import { registerPlatformAuthentication } from './identity/authentication.js';
@@ -28,6 +30,7 @@ import { createIdentityResolver } from './identity/resolver.js';
 import { registerKeysFeature, type KeysFeature } from './keys/index.js';
 import { PLATFORM_MIGRATION_TABLE, platformMigrations } from './migrations/index.js';
 import { registerPricingFeature, type PricingFeature } from './pricing/index.js';
+import { registerManagedSecretsFeature, type ManagedSecrets } from './secrets/index.js';
 import { registerUsageFeature } from './usage/index.js';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -56,6 +59,10 @@ export interface PlatformFeatures {
   keys: KeysFeature;
   pricing: PricingFeature;
   budgets: BudgetsFeature;
+  /** The configured connector gateways. */
+  gateways: Gateways;
+  /** Managed secret values for the connector gateway, and the references that keep them from deletion. */
+  secrets: ManagedSecrets;
 }
 
 export interface PlatformApp {
@@ -170,5 +177,8 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   const pricing = await registerPricingFeature(context);
   registerUsageFeature(context);
   const budgets = await registerBudgetsFeature(context);
-  return { keys, pricing, budgets };
+  const gateways = registerGatewaysFeature(context);
+  const secrets = await registerManagedSecretsFeature(context);
+  registerConnectorIdpsFeature(context, { secrets });
+  return { keys, pricing, budgets, gateways, secrets };
 }
