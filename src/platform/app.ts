@@ -17,10 +17,12 @@ import { registerBudgetsFeature, type BudgetsFeature } from './budgets/index.js'
 import { AuditEventSchema } from './audit/schemas.js';
 import { createAuditTrail } from './audit/service.js';
 import { registerClientConfigFeature } from './client-config/index.js';
+import { registerConnectorIdpsFeature } from './connector-idps/index.js';
 import type { PlatformConfig } from './config.js';
 import type { PlatformContext } from './context.js';
 import type { PlatformDatabase } from './db.js';
 import { registerDirectoryFeature } from './directory/index.js';
+import { registerGatewaysFeature, type Gateways } from './gateways/index.js';
 import { registerScimFeature } from './scim/index.js';
 import { createPlatformAccess } from './identity/access.js';
 import { registerPlatformAuthentication } from './identity/authentication.js';
@@ -29,6 +31,7 @@ import { registerKeysFeature, type KeysFeature } from './keys/index.js';
 import { registerLlmGatewayFeature, type LlmGatewayFeature } from './llm-gateway/index.js';
 import { PLATFORM_MIGRATION_TABLE, platformMigrations } from './migrations/index.js';
 import { registerPricingFeature, type PricingFeature } from './pricing/index.js';
+import { registerManagedSecretsFeature, type ManagedSecrets } from './secrets/index.js';
 import { registerUsageFeature } from './usage/index.js';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -58,6 +61,10 @@ export interface PlatformFeatures {
   pricing: PricingFeature;
   budgets: BudgetsFeature;
   llmGateway: LlmGatewayFeature;
+  /** The configured connector gateways. */
+  gateways: Gateways;
+  /** Managed secret values for the connector gateway, and the references that keep them from deletion. */
+  secrets: ManagedSecrets;
 }
 
 export interface PlatformApp {
@@ -173,5 +180,8 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   registerUsageFeature(context);
   const budgets = await registerBudgetsFeature(context);
   const llmGateway = await registerLlmGatewayFeature(context, { keys, pricing, ledger: budgets.ledger });
-  return { keys, pricing, budgets, llmGateway };
+  const gateways = registerGatewaysFeature(context);
+  const secrets = await registerManagedSecretsFeature(context);
+  registerConnectorIdpsFeature(context, { secrets });
+  return { keys, pricing, budgets, llmGateway, gateways, secrets };
 }

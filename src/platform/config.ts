@@ -6,6 +6,8 @@ import { parseDuration } from '../core/config/duration.js';
 import { loadConfig, readConfigFile } from '../core/config/load.js';
 
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
+/** A connector gateway id (PLATFORM-API Part 4 §1). */
+export const GATEWAY_ID = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
 
 export const PLATFORM_ROLES = ['admin', 'auditor', 'directoryAdmin', 'connectorAdmin', 'billingAdmin', 'aiPolicyAdmin'] as const;
 export type PlatformRole = (typeof PLATFORM_ROLES)[number];
@@ -180,6 +182,33 @@ export const PlatformConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false, description: 'features behind a flag' },
     ),
+    secrets: Type.Object(
+      {
+        keyFile: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description:
+              'file holding the base64 of 32 random bytes (openssl rand -base64 32) that encrypts managed secrets (AES-256-GCM); read at start, never logged. Missing or malformed: managed secret writes answer 503, everything else works',
+          }),
+        ),
+      },
+      { default: {}, additionalProperties: false, description: 'managed secrets (the values connectors and identity providers use)' },
+    ),
+    connectorGateway: Type.Object(
+      {
+        gateways: Type.Array(
+          Type.Object(
+            {
+              id: Type.String({ pattern: GATEWAY_ID, description: 'a DNS label: in paths (/v1/gateways/<id>/connectors) and in the MCP endpoint /connector-gateway/v1/gateways/<id>/mcp' }),
+              name: Type.String({ minLength: 1, maxLength: 128, description: 'the name people see' }),
+            },
+            { additionalProperties: false },
+          ),
+          { minItems: 1, default: [{ id: 'default', name: 'Default' }], description: 'the connector gateways, each with its own connectors and MCP endpoint' },
+        ),
+      },
+      { default: {}, additionalProperties: false, description: 'the connector gateway: connectors offered to people through one MCP endpoint per gateway' },
+    ),
     audit: Type.Object(
       {
         file: Type.Optional(Type.String({ minLength: 1, description: 'a JSON-lines copy of every audit record is appended here (mode 0600); the database keeps them all in any case' })),
@@ -231,6 +260,11 @@ export function checkPlatformConfig(config: PlatformConfig): string[] {
     upstreams.add(provider.name);
     problems.push(...checkUrl(`${key}.baseUrl`, provider.baseUrl, 'any'));
     if (provider.openaiBaseUrl !== undefined) problems.push(...checkUrl(`${key}.openaiBaseUrl`, provider.openaiBaseUrl, 'any'));
+  });
+  const gateways = new Set<string>();
+  config.connectorGateway.gateways.forEach((gateway, index) => {
+    if (gateways.has(gateway.id)) problems.push(`connectorGateway.gateways[${index}].id: "${gateway.id}" is used by another gateway`);
+    gateways.add(gateway.id);
   });
   for (const key of ['connectTimeout', 'upstreamTimeout'] as const) {
     const value = config.llmGateway[key];

@@ -52,14 +52,23 @@ export async function startTestProvider(): Promise<OidcProvider> {
 
 /** The real platform app on a fresh database of the given engine (PGlite in memory by default). */
 export async function createTestPlatform(
-  options: { config?: Record<string, unknown>; target?: TestDatabaseTarget; clock?: Clock; ids?: Ids; changePollMs?: number; extraRoutes?: PlatformAppOptions['extraRoutes'] } = {},
+  options: {
+    config?: Record<string, unknown>;
+    target?: TestDatabaseTarget;
+    clock?: Clock;
+    ids?: Ids;
+    changePollMs?: number;
+    extraRoutes?: PlatformAppOptions['extraRoutes'];
+    /** Where the app logs (silent by default); tests that check what is logged pass their own. */
+    logger?: PlatformAppOptions['logger'];
+  } = {},
 ): Promise<TestPlatform> {
   const created = options.target ? await options.target.create() : undefined;
   const config = platformConfig(options.config);
   const app = await buildPlatformApp({
     config,
     ...(created && { database: created.database as never }),
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     jwksCooldownMs: 0,
     ...(options.clock && { clock: options.clock }),
     ...(options.ids && { ids: options.ids }),

@@ -6,6 +6,7 @@ import * as keys from './004_keys.js';
 import * as pricing from './005_pricing.js';
 import * as budgets from './006_budgets.js';
 import * as usage from './007_usage.js';
+import * as connectorSecrets from './008_connector_secrets.js';
 
 /** In the order they apply; a feature adds its own file and line. */
 export const platformMigrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ export const platformMigrations: Record<string, Migration> = {
   '005_pricing': pricing,
   '006_budgets': budgets,
   '007_usage': usage,
+  '008_connector_secrets': connectorSecrets,
 };
 
 export const PLATFORM_MIGRATION_TABLE = 'platform_migrations';
