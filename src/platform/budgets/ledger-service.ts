@@ -30,7 +30,7 @@ const OVERRUNS = 'toolyard_llm_budget_overruns_total';
 const RECLAIM_GRACE_MS = 60_000;
 const RECLAIM_BATCH = 500;
 
-function overrunCounter(metrics: Registry): Counter {
+export function overrunCounter(metrics: Registry): Counter {
   const existing = metrics.getSingleMetric(OVERRUNS);
   if (existing instanceof Counter) return existing;
   return new Counter({ name: OVERRUNS, help: 'LLM requests admitted under soft budget enforcement although a budget cell had no room', registers: [metrics] });
@@ -55,7 +55,7 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
     return result.decisions;
   }, maxBatch);
   const settlements = createBatcher<SettlementRequest, undefined>(async (requests) => {
-    await withRetries(() => db.transaction().execute((trx) => settleBatch(trx, requests, ids)));
+    await withRetries(() => db.transaction().execute((trx) => settleBatch(trx, requests, ids, { reservations: 'database' })));
     return requests.map(() => undefined);
   }, maxBatch);
 

@@ -1,13 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { PlatformDatabase } from '../../db.js';
-import { formatMoney, Money, ZERO } from '../../money.js';
-import { addDelta, applyCellDeltas, cellId, lockCells, type CellDelta, type CellKey, type CellState } from '../cells.js';
+import { applyCellDeltas, lockCells, type CellState } from '../cells.js';
+import { decideAdmissions, planOf, type AdmitRules } from '../decide.js';
 import type { AdmissionDecision, AdmissionRequest } from '../ledger.js';
-import { applicableCells, readLimits, type ApplicableCell } from '../limits.js';
+import { readLimits } from '../limits.js';
 
-export interface AdmitOptions {
-  enforcement: 'hard' | 'soft' | 'off';
-  requireBudget: boolean;
+export interface AdmitOptions extends AdmitRules {
   /** How long a reservation is kept past admission before a replica may reclaim it (upstreamTimeout + 60 s). */
   holdMs: number;
 }
@@ -18,10 +16,6 @@ export interface AdmitBatchResult {
   /** How many requests soft enforcement admitted although a cell had no room. */
   overruns: number;
 }
-
-const refusal = (target: ApplicableCell, remaining: Money, needed: Money): string =>
-  `scope ${target.cell.scope}, subject "${target.cell.subject_id}", period ${target.cell.period} starting ${target.cell.start.toISOString()}: ` +
-  `${formatMoney(remaining)} USD remaining, this request needs up to ${formatMoney(needed)} USD`;
 
 /**
  * Admits a batch of requests in one transaction (`trx`): limits are read here, so a change applies from the
@@ -35,40 +29,9 @@ export async function admitBatch(trx: Kysely<PlatformDatabase>, requests: readon
     requests.map((request) => request.caller.subject),
     requests.flatMap((request) => request.caller.groupIds),
   );
-  const plans = requests.map((request) => ({ request, ...applicableCells(view, request.caller, request.at) }));
-  const reserving = options.enforcement !== 'off';
-  const states = reserving ? await lockCells(trx, plans.flatMap((plan) => plan.cells.map((applicable) => applicable.cell))) : new Map<string, CellState>();
-  const deltas = new Map<string, { key: CellKey; delta: CellDelta }>();
-  const reservations: { request: AdmissionRequest; cells: CellKey[] }[] = [];
-  let overruns = 0;
-
-  const decisions = plans.map(({ request, cells, budgetedGroupIds }): AdmissionDecision => {
-    const hold = { eventId: request.eventId, at: request.at, caller: request.caller, budgetedGroupIds };
-    if (!reserving) return { admitted: true, hold: { ...hold, reserved: false } };
-    const amount = request.maxCost;
-    const full = cells.find(({ cell, limit }) => {
-      const state = states.get(cellId(cell));
-      return state !== undefined && state.used.plus(state.reserved).plus(amount).greaterThan(limit);
-    });
-    if (full && options.enforcement === 'hard') {
-      const state = states.get(cellId(full.cell)) ?? { used: ZERO, reserved: ZERO };
-      return { admitted: false, code: 'budget_exhausted', message: refusal(full, Money.max(ZERO, full.limit.minus(state.used).minus(state.reserved)), amount) };
-    }
-    if (full) overruns++;
-    if (cells.length === 0) {
-      if (options.enforcement === 'hard' && options.requireBudget) {
-        return { admitted: false, code: 'no_budget', message: `no budget applies to "${request.caller.subject}" and budgets.requireBudget is on; a billing administrator can set a user, group or default budget` };
-      }
-      return { admitted: true, hold: { ...hold, reserved: false } };
-    }
-    for (const { cell } of cells) {
-      const state = states.get(cellId(cell));
-      if (state) state.reserved = state.reserved.plus(amount);
-      addDelta(deltas, cell, { reserved: amount });
-    }
-    reservations.push({ request, cells: cells.map(({ cell }) => ({ scope: cell.scope, subject_id: cell.subject_id, period: cell.period, ordinal: cell.ordinal })) });
-    return { admitted: true, hold: { ...hold, reserved: true } };
-  });
+  const plans = requests.map((request) => planOf(view, request));
+  const states = options.enforcement === 'off' ? new Map<string, CellState>() : await lockCells(trx, plans.flatMap((plan) => plan.cells.map((applicable) => applicable.cell)));
+  const { decisions, reservations, deltas, overruns } = decideAdmissions(plans, states, options);
 
   await applyCellDeltas(trx, deltas);
   if (reservations.length > 0) {
