@@ -4,7 +4,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../../core/clock.js';
 import type { Ids } from '../../core/ids.js';
 import type { PlatformDatabase } from '../db.js';
-import { createBatcher, withRetries } from './batcher.js';
+import { createBatcher, SETTLE_LINGER_MS, withRetries } from './batcher.js';
 import type { AdmissionDecision, AdmissionRequest, BudgetLedger, SettlementRequest } from './ledger.js';
 import { admitBatch } from './operations/admit.js';
 import { reclaimExpired } from './operations/reclaim.js';
@@ -57,7 +57,7 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
   const settlements = createBatcher<SettlementRequest, undefined>(async (requests) => {
     await withRetries(() => db.transaction().execute((trx) => settleBatch(trx, requests, ids, { reservations: 'database' })));
     return requests.map(() => undefined);
-  }, maxBatch);
+  }, maxBatch, SETTLE_LINGER_MS);
 
   return {
     admit: (request) => admissions.submit(request),

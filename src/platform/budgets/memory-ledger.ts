@@ -5,7 +5,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Ids } from '../../core/ids.js';
 import type { PlatformDatabase } from '../db.js';
 import { Money, ZERO } from '../money.js';
-import { createBatcher, withRetries } from './batcher.js';
+import { createBatcher, SETTLE_LINGER_MS, withRetries } from './batcher.js';
 import { cellId, type CellKey, type CellState } from './cells.js';
 import { decideAdmissions, planOf } from './decide.js';
 import type { BudgetLedger, HeldReservations, SettlementRequest } from './ledger.js';
@@ -116,21 +116,21 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
   const settlements = createBatcher<SettlementRequest, undefined>(
     (requests) =>
       inLane(async () => {
-        let settled: Set<SettlementRequest> = new Set();
+        let settled: boolean[] = [];
         try {
           settled = await withRetries(() => db.transaction().execute((trx) => settleBatch(trx, requests, ids, { reservations: 'memory' })));
         } finally {
-          for (const request of requests) {
-            if (!request.cost) continue;
+          requests.forEach((request, index) => {
+            if (!request.cost) return;
             const charged = chargedIds(request);
             add('pending', charged, request.cost.usd.negated());
             // a failed batch, or a second settlement of an event: it never counted
-            if (!settled.has(request)) add('used', charged, request.cost.usd.negated());
-          }
+            if (settled[index] !== true) add('used', charged, request.cost.usd.negated());
+          });
         }
         return requests.map(() => undefined);
       }),
-    maxBatch,
+    maxBatch, SETTLE_LINGER_MS,
   );
 
   return {

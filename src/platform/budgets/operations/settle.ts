@@ -3,7 +3,6 @@ import type { Ids } from '../../../core/ids.js';
 import type { PlatformDatabase } from '../../db.js';
 import { Money } from '../../money.js';
 import { addDelta, addToCells, cellsAt, cellId, compareCells, keyRows, type CellDelta, type CellKey } from '../cells.js';
-import { eventRow } from '../events.js';
 import type { SettlementRequest } from '../ledger.js';
 import { dayOf } from '../periods.js';
 
@@ -29,24 +28,27 @@ export function chargedCells(request: SettlementRequest): { subjects: { scope: '
 
 /**
  * Settles a batch in one transaction (`trx`), each event at most once, in as few statements as the batch
- * allows (one per table): with reservations in the database, they are deleted first (a replica reclaiming
+ * allows (one per table; rows travel as one JSON or array parameter per column, so a statement's size and
+ * cost to parse stay flat however large the batch): with reservations in the database, they are deleted first (a replica reclaiming
  * them skips them, or has already deleted them and written their event); then the events are inserted, and
  * an event already there was settled or reclaimed: its request does nothing more. The rest: the cost added
  * to the user's and the budgeted groups' day and month cells (and the reservations released) in one upsert,
- * the charges, the per-cell spend. Returns the requests that took effect.
+ * the charges, the per-cell spend. Returns, for each request, whether it took effect.
  */
-export async function settleBatch(trx: Kysely<PlatformDatabase>, requests: readonly SettlementRequest[], ids: Ids, options: SettleOptions): Promise<Set<SettlementRequest>> {
+export async function settleBatch(trx: Kysely<PlatformDatabase>, requests: readonly SettlementRequest[], ids: Ids, options: SettleOptions): Promise<boolean[]> {
   const first = new Map<string, SettlementRequest>();
-  for (const request of requests) if (!first.has(request.event.id)) first.set(request.event.id, request);
+  const firstAt = new Map<string, number>();
+  requests.forEach((request, index) => {
+    if (first.has(request.event.id)) return;
+    first.set(request.event.id, request);
+    firstAt.set(request.event.id, index);
+  });
   const held = options.reservations === 'database' ? await releaseReservations(trx, [...first.keys()].sort()) : [];
-  const inserted = await trx
-    .insertInto('usage_events')
-    .values([...first.values()].map((request) => eventRow(request.event)))
-    .onConflict((conflict) => conflict.column('id').doNothing())
-    .returning('id')
-    .execute();
+  const { rows: inserted } = await sql<{ id: string }>`
+    insert into usage_events select * from json_populate_recordset(null::usage_events, ${JSON.stringify([...first.values()].map((request) => request.event))}::json)
+    on conflict (id) do nothing returning id`.execute(trx);
   const fresh = new Set(inserted.map((row) => row.id));
-  const settled = new Set([...first.values()].filter((request) => fresh.has(request.event.id)));
+  const settled = [...first.values()].filter((request) => fresh.has(request.event.id));
 
   const deltas = new Map<string, { key: CellKey; delta: CellDelta }>();
   // a reservation still held was never settled nor reclaimed: its event is fresh
@@ -87,10 +89,10 @@ export async function settleBatch(trx: Kysely<PlatformDatabase>, requests: reado
 
   await addToCells(trx, deltas);
   if (charges.length > 0) {
-    await trx.insertInto('charges').values(charges).onConflict((conflict) => conflict.columns(['event_id', 'scope', 'subject_id']).doNothing()).execute();
+    await sql`insert into charges select * from json_populate_recordset(null::charges, ${JSON.stringify(charges)}::json) on conflict (event_id, scope, subject_id) do nothing`.execute(trx);
   }
   if (spend.size > 0) await addSpend(trx, [...spend.values()]);
-  return settled;
+  return requests.map((request, index) => fresh.has(request.event.id) && firstAt.get(request.event.id) === index);
 }
 
 /** Deletes the reservations of `eventIds` (sorted: the lock order), returning what they held. */
