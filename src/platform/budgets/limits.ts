@@ -46,7 +46,15 @@ export async function readAllLimits(db: Kysely<PlatformDatabase>): Promise<Limit
   return viewOf(await db.selectFrom('budget_limits').selectAll().execute());
 }
 
-function viewOf(rows: readonly { scope: 'default' | 'user' | 'group'; subject_id: string; day_limit_usd: string | null; month_limit_usd: string | null }[]): LimitsView {
+/** A row of budget_limits as the ledger reads it. */
+export interface LimitRow {
+  scope: 'default' | 'user' | 'group';
+  subject_id: string;
+  day_limit_usd: string | null;
+  month_limit_usd: string | null;
+}
+
+export function viewOf(rows: readonly LimitRow[]): LimitsView {
   const view: LimitsView = { defaultUser: NONE, users: new Map(), groups: new Map() };
   for (const row of rows) {
     const limits = { day: row.day_limit_usd === null ? null : new Money(row.day_limit_usd), month: row.month_limit_usd === null ? null : new Money(row.month_limit_usd) };
