@@ -49,6 +49,7 @@ export function testMemoryLedger(db: Kysely<PlatformDatabase>, options: Partial<
     metrics,
     enforcement: 'hard',
     requireBudget: false,
+    upstreamTimeoutMs: 600_000,
     ...options,
   });
   return { ledger, metrics };

@@ -196,6 +196,25 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect((await soft.admit(admission('dave', AT, '0.10'))).admitted).toBe(true);
   });
 
+  it('releases a hold its request never settled past its expiry, once, writing an upstream_error event without a charge', async () => {
+    await setLimits(db, 'user', 'alice', '1.00', null);
+    const now = { value: AT };
+    const { ledger } = testMemoryLedger(db, { clock: { now: () => now.value }, upstreamTimeoutMs: 10_000 });
+    const request = admission('alice', AT, '0.60');
+    const hold = holdOf(await ledger.admit(request));
+    now.value = new Date(AT.getTime() + 69_000);
+    expect(await ledger.reclaimExpired()).toBe(0);
+    now.value = new Date(AT.getTime() + 70_001);
+    expect(await ledger.reclaimExpired()).toBe(1);
+    expect(await ledger.reclaimExpired()).toBe(0);
+    expect(held(ledger, 'user', 'alice', 'day')).toBe('0');
+    expect(await db.selectFrom('usage_events').select(['id', 'outcome', 'upstream_status']).execute()).toEqual([{ id: request.eventId, outcome: 'upstream_error', upstream_status: 0 }]);
+    // the request's own settlement, arriving late, finds its event written and counts nothing
+    await ledger.settle(settlement(hold, request.eventId, 'alice', '0.50'));
+    expect(await db.selectFrom('charges').select('id').execute()).toEqual([]);
+    expect((await ledger.admit(admission('alice', AT, '1.00'))).admitted).toBe(true);
+  });
+
   it('decides concurrent admissions in arrival order, never past the limit', async () => {
     await setLimits(db, 'group', G1, '5.00', null);
     const { ledger } = testMemoryLedger(db);

@@ -22,7 +22,12 @@ const RECLAIM_EVERY_MS = 30_000;
 export function registerBudgetsFeature(context: PlatformContext): Promise<BudgetsFeature> {
   const { http, db, clock, ids, logger, metrics, config, audit, changes, access, identity } = context;
   for (const schema of [BudgetCollectionSchema, BudgetCellSchema, BreakdownSchema, SliceSchema, OwnSummarySchema]) http.addSchema(schema);
-  const rules = { enforcement: config.budgets.enforcement, requireBudget: config.budgets.requireBudget };
+  const rules = {
+    enforcement: config.budgets.enforcement,
+    requireBudget: config.budgets.requireBudget,
+    // checked at start (checkPlatformConfig)
+    upstreamTimeoutMs: parseDuration(config.llmGateway.upstreamTimeout) ?? 600_000,
+  };
   // the embedded database belongs to this process: it is the only replica, and admission is decided in memory
   const memory = context.database.kind === 'pglite' ? createMemoryLedger({ db, clock, ids, logger, metrics, ...rules }) : undefined;
   const ledger: BudgetLedger =
@@ -34,8 +39,6 @@ export function registerBudgetsFeature(context: PlatformContext): Promise<Budget
       logger,
       metrics,
       ...rules,
-      // checked at start (checkPlatformConfig)
-      upstreamTimeoutMs: parseDuration(config.llmGateway.upstreamTimeout) ?? 600_000,
     });
   if (memory) changes.subscribe(TOPICS.budgets, () => void memory.reloadLimits().catch((error: unknown) => logger.warn({ err: error }, 'cannot reload the budget limits')));
   const service = createBudgetsService({ db, audit, changes, ...(memory && { afterWrite: () => memory.reloadLimits() }) });

@@ -27,7 +27,7 @@ export interface BudgetLedgerOptions {
 }
 
 const OVERRUNS = 'toolyard_llm_budget_overruns_total';
-const RECLAIM_GRACE_MS = 60_000;
+export const RECLAIM_GRACE_MS = 60_000;
 const RECLAIM_BATCH = 500;
 
 export function overrunCounter(metrics: Registry): Counter {

@@ -8,8 +8,9 @@ import { Money, ZERO } from '../money.js';
 import { createBatcher, SETTLE_LINGER_MS, withRetries } from './batcher.js';
 import { cellId, type CellKey, type CellState } from './cells.js';
 import { decideAdmissions, planOf } from './decide.js';
+import type { UsageEvent } from '../usage/schemas.js';
 import type { BudgetLedger, HeldReservations, SettlementRequest } from './ledger.js';
-import { overrunCounter } from './ledger-service.js';
+import { overrunCounter, RECLAIM_GRACE_MS } from './ledger-service.js';
 import { readAllLimits, type LimitsView } from './limits.js';
 import { chargedCells, settleBatch } from './operations/settle.js';
 import { periodAt } from './periods.js';
@@ -23,6 +24,8 @@ export interface MemoryLedgerOptions {
   metrics: Registry;
   enforcement: 'hard' | 'soft' | 'off';
   requireBudget: boolean;
+  /** `llmGateway.upstreamTimeout` in milliseconds: a hold never settled is released this long + 60 s after admission. */
+  upstreamTimeoutMs: number;
   /** Most settlements one transaction writes (default 500). */
   maxBatch?: number;
 }
@@ -36,7 +39,8 @@ export interface MemoryBudgetLedger extends BudgetLedger, HeldReservations {
  * The budget ledger of the only replica there can be: the embedded database belongs to one process. Limits
  * and the cells' totals are held in memory (each read from the database on first use), so admission is
  * decided exactly, with the same rules as across replicas, without a database round trip; reservations live
- * only here and die with the process (as do their requests). Settlement stays durable: the events, charges,
+ * only here and die with the process (as do their requests); one whose request never settles is released
+ * after upstreamTimeout + 60 s, as the database ledger does. Settlement stays durable: the events, charges,
  * cells' used and spend are written in batched transactions, each event once.
  *
  * A cell's `used` in memory is always its committed total plus the settlements applied here but not yet
@@ -51,7 +55,17 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
   const cells = new Map<string, CellState>();
   const keys = new Map<string, CellKey>();
   const pending = new Map<string, Money>();
-  const holds = new Map<string, { cells: string[]; amount: Money }>();
+  const holdMs = options.upstreamTimeoutMs + RECLAIM_GRACE_MS;
+  const holds = new Map<string, { cells: string[]; amount: Money; expiresAt: number; event: UsageEvent }>();
+  const release = (eventId: string) => {
+    const held = holds.get(eventId);
+    if (!held) return;
+    holds.delete(eventId);
+    for (const id of held.cells) {
+      const state = cells.get(id);
+      if (state) state.reserved = state.reserved.minus(held.amount);
+    }
+  };
 
   let lane: Promise<unknown> = Promise.resolve();
   const inLane = <R>(work: () => Promise<R>): Promise<R> => {
@@ -148,7 +162,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
         if (missing.length === 0 && current === view) {
           const decided = decideAdmissions([plan], cells, rules);
           if (decided.overruns > 0) overruns.inc(decided.overruns);
-          for (const { cells: reserved } of decided.reservations) holds.set(request.eventId, { cells: reserved.map(cellId), amount: request.maxCost });
+          for (const { cells: reserved } of decided.reservations) holds.set(request.eventId, { cells: reserved.map(cellId), amount: request.maxCost, expiresAt: request.at.getTime() + holdMs, event: request.pendingEvent });
           const [decision] = decided.decisions;
           if (!decision) throw new Error('the ledger decided nothing for an admission');
           return decision;
@@ -158,14 +172,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
     },
 
     async settle(request) {
-      const held = request.hold ? holds.get(request.event.id) : undefined;
-      if (held) {
-        holds.delete(request.event.id);
-        for (const id of held.cells) {
-          const state = cells.get(id);
-          if (state) state.reserved = state.reserved.minus(held.amount);
-        }
-      }
+      if (request.hold) release(request.event.id);
       if (request.cost) {
         const charged = chargedIds(request);
         add('used', charged, request.cost.usd);
@@ -174,17 +181,21 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
       await settlements.submit(request);
     },
 
-    reclaimExpired() {
-      // nothing outlives the process here; cells of periods over, holding nothing, are let go
+    async reclaimExpired() {
       const now = clock.now().getTime();
+      // a hold whose request never settled (a fault in this process, not a crash): released, its event written as an upstream_error
+      const expired = [...holds.entries()].filter(([, held]) => held.expiresAt < now);
+      for (const [eventId] of expired) release(eventId);
+      await Promise.all(expired.map(([, held]) => settlements.submit({ hold: null, event: { ...held.event, outcome: 'upstream_error', upstream_status: 0 }, cost: null })));
+      // cells of periods over, holding nothing, are let go
       for (const [id, key] of keys) {
         if (periodAt(key.period, key.ordinal).end.getTime() <= now && cells.get(id)?.reserved.isZero() !== false) {
           cells.delete(id);
           keys.delete(id);
         }
       }
-      logger.debug({ cells: cells.size }, 'budget cells held in memory');
-      return Promise.resolve(0);
+      if (expired.length > 0) logger.warn({ reclaimed: expired.length }, 'released budget reservations past their expiry (their requests never settled)');
+      return expired.length;
     },
   };
 }
