@@ -6,6 +6,7 @@ import { createMigrator, migrateToLatest } from '../../src/core/db/migrator.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import type { AdmissionRequest, BudgetLedger } from '../../src/platform/budgets/ledger.js';
 import { createBudgetLedger, type BudgetLedgerOptions } from '../../src/platform/budgets/ledger-service.js';
+import { createMemoryLedger, type MemoryBudgetLedger, type MemoryLedgerOptions } from '../../src/platform/budgets/memory-ledger.js';
 import type { PlatformDatabase } from '../../src/platform/db.js';
 import { PLATFORM_MIGRATION_TABLE, platformMigrations } from '../../src/platform/migrations/index.js';
 import { Money } from '../../src/platform/money.js';
@@ -24,6 +25,23 @@ export function openReplica(url: string): Promise<Database<PlatformDatabase>> {
 export function testLedger(db: Kysely<PlatformDatabase>, options: Partial<BudgetLedgerOptions> = {}): { ledger: BudgetLedger; metrics: Registry } {
   const metrics = options.metrics ?? new Registry();
   const ledger = createBudgetLedger({
+    db,
+    clock: { now: () => new Date() },
+    ids: { uuid: () => randomUUID() },
+    logger: silentLogger,
+    metrics,
+    enforcement: 'hard',
+    requireBudget: false,
+    upstreamTimeoutMs: 600_000,
+    ...options,
+  });
+  return { ledger, metrics };
+}
+
+/** The in-memory ledger of the embedded database's single replica. */
+export function testMemoryLedger(db: Kysely<PlatformDatabase>, options: Partial<MemoryLedgerOptions> = {}): { ledger: MemoryBudgetLedger; metrics: Registry } {
+  const metrics = options.metrics ?? new Registry();
+  const ledger = createMemoryLedger({
     db,
     clock: { now: () => new Date() },
     ids: { uuid: () => randomUUID() },

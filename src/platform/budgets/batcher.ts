@@ -1,8 +1,13 @@
 /*
  * Coalescing of ledger calls: while one batch's transaction is in flight, the calls that arrive queue and
- * run together in the next one. A call at low load runs alone at once (no timer), and a batch never waits
- * for more work than is already queued. A failed batch rejects every call in it.
+ * run together in the next one. Without `lingerMs` a call at low load runs alone at once (no timer), and a
+ * batch never waits for more work than is already queued: what admission needs, on the request's path.
+ * Work off the path (settlement) lingers `lingerMs` before a batch starts, so that batches grow with the
+ * load instead of staying at one call each. A failed batch rejects every call in it.
  */
+
+/** How long settlements gather before their batch is written: a settlement never holds up a response. */
+export const SETTLE_LINGER_MS = 20;
 
 export interface Batcher<T, R> {
   submit(item: T): Promise<R>;
@@ -14,13 +19,15 @@ interface Pending<T, R> {
   reject(error: unknown): void;
 }
 
-export function createBatcher<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch: number): Batcher<T, R> {
+export function createBatcher<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch: number, lingerMs = 0): Batcher<T, R> {
   let queue: Pending<T, R>[] = [];
   let running = false;
 
+  const linger = () => new Promise((resolve) => setTimeout(resolve, lingerMs));
   const drain = async () => {
     running = true;
     while (queue.length > 0) {
+      if (lingerMs > 0 && queue.length < maxBatch) await linger();
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(batch.length);
       try {

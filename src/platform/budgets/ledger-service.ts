@@ -4,7 +4,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../../core/clock.js';
 import type { Ids } from '../../core/ids.js';
 import type { PlatformDatabase } from '../db.js';
-import { createBatcher, withRetries } from './batcher.js';
+import { createBatcher, SETTLE_LINGER_MS, withRetries } from './batcher.js';
 import type { AdmissionDecision, AdmissionRequest, BudgetLedger, SettlementRequest } from './ledger.js';
 import { admitBatch } from './operations/admit.js';
 import { reclaimExpired } from './operations/reclaim.js';
@@ -27,10 +27,10 @@ export interface BudgetLedgerOptions {
 }
 
 const OVERRUNS = 'toolyard_llm_budget_overruns_total';
-const RECLAIM_GRACE_MS = 60_000;
+export const RECLAIM_GRACE_MS = 60_000;
 const RECLAIM_BATCH = 500;
 
-function overrunCounter(metrics: Registry): Counter {
+export function overrunCounter(metrics: Registry): Counter {
   const existing = metrics.getSingleMetric(OVERRUNS);
   if (existing instanceof Counter) return existing;
   return new Counter({ name: OVERRUNS, help: 'LLM requests admitted under soft budget enforcement although a budget cell had no room', registers: [metrics] });
@@ -55,9 +55,9 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
     return result.decisions;
   }, maxBatch);
   const settlements = createBatcher<SettlementRequest, undefined>(async (requests) => {
-    await withRetries(() => db.transaction().execute((trx) => settleBatch(trx, requests, ids)));
+    await withRetries(() => db.transaction().execute((trx) => settleBatch(trx, requests, ids, { reservations: 'database' })));
     return requests.map(() => undefined);
-  }, maxBatch);
+  }, maxBatch, SETTLE_LINGER_MS);
 
   return {
     admit: (request) => admissions.submit(request),

@@ -1,5 +1,6 @@
 import type { Money } from '../money.js';
 import type { UsageEvent } from '../usage/schemas.js';
+import type { CellKey } from './cells.js';
 
 /*
  * The budget ledger: what the LLM gateway asks of budgets (PLATFORM-API Part 3 §1.2–§1.4). Admission
@@ -59,4 +60,11 @@ export interface BudgetLedger {
   settle(request: SettlementRequest): Promise<void>;
   /** Releases reservations past their expiry (a crashed replica's), writing an upstream_error event each; returns how many. */
   reclaimExpired(): Promise<number>;
+}
+
+/** Reservations a ledger holds outside the database (the in-memory ledger's): the reads add them to a cell's reserved. */
+export interface HeldReservations {
+  reservedOn(key: CellKey): Money;
+  /** The user cells holding reservations. */
+  heldUserCells(): CellKey[];
 }

@@ -38,6 +38,23 @@ export async function readLimits(trx: Kysely<PlatformDatabase>, userSubjects: re
       ]),
     )
     .execute();
+  return viewOf(rows);
+}
+
+/** Every limit of the collection (what the in-memory ledger holds). */
+export async function readAllLimits(db: Kysely<PlatformDatabase>): Promise<LimitsView> {
+  return viewOf(await db.selectFrom('budget_limits').selectAll().execute());
+}
+
+/** A row of budget_limits as the ledger reads it. */
+export interface LimitRow {
+  scope: 'default' | 'user' | 'group';
+  subject_id: string;
+  day_limit_usd: string | null;
+  month_limit_usd: string | null;
+}
+
+export function viewOf(rows: readonly LimitRow[]): LimitsView {
   const view: LimitsView = { defaultUser: NONE, users: new Map(), groups: new Map() };
   for (const row of rows) {
     const limits = { day: row.day_limit_usd === null ? null : new Money(row.day_limit_usd), month: row.month_limit_usd === null ? null : new Money(row.month_limit_usd) };

@@ -7,6 +7,7 @@ import type { Actor } from '../identity/actor.js';
 import type { IdentityResolver } from '../identity/resolver.js';
 import { formatMoney, Money, ZERO } from '../money.js';
 import { cellId, cellOf, type CellKey } from './cells.js';
+import type { HeldReservations } from './ledger.js';
 import { applicableCells, limitOf, readLimits } from './limits.js';
 import { dayOf, monthOf, periodOf, type PeriodKey } from './periods.js';
 import type { Breakdown, BreakdownQuery, BudgetCell, CellList, CellsQuery, GroupSliceQuery, OwnSummary, Slice, UserSliceQuery } from './read-schemas.js';
@@ -28,6 +29,8 @@ export interface BudgetReadServiceOptions {
   identity: IdentityResolver;
   /** `usage.retentionDays`: charges older than the horizon are never counted. */
   retentionDays: number;
+  /** Reservations held outside the database (the in-memory ledger's), added to each cell's reserved. */
+  held?: HeldReservations;
 }
 
 const DAY_MS = 86_400_000;
@@ -44,7 +47,7 @@ function instant(field: string, text: string): Date {
 
 const remaining = (limit: Money, used: Money, reserved: Money) => formatMoney(Money.max(ZERO, limit.minus(used).minus(reserved)));
 
-function presentCell(row: CellRow): BudgetCell {
+function presentCell(row: CellRow, held: Money): BudgetCell {
   const limit = new Money(row.limit_usd);
   return {
     limit_usd: formatMoney(limit),
@@ -53,7 +56,7 @@ function presentCell(row: CellRow): BudgetCell {
     period: row.period,
     period_end: row.period_end.toISOString(),
     period_start: row.period_start.toISOString(),
-    remaining_usd: remaining(limit, new Money(row.used_usd), new Money(row.reserved_usd)),
+    remaining_usd: remaining(limit, new Money(row.used_usd), new Money(row.reserved_usd).plus(held)),
     scope: row.scope,
     subject_id: row.subject_id,
     used_usd: formatMoney(row.used_usd),
@@ -65,6 +68,7 @@ const byAmount = (a: { value: string; used: Money }, b: { value: string; used: M
 
 export function createBudgetReadService(options: BudgetReadServiceOptions): BudgetReadService {
   const { db, clock, identity } = options;
+  const heldOn = (key: CellKey) => options.held?.reservedOn(key) ?? ZERO;
 
   /** The current cell of a subject: 404 when it has neither a limit for the period nor any spend or reservation in it. */
   const currentCell = async (scope: BudgetScope, subjectId: string, period: BudgetPeriod) => {
@@ -88,11 +92,11 @@ export function createBudgetReadService(options: BudgetReadServiceOptions): Budg
         position = [scope, subject, period];
       }
       const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-      const rows = await listCells(db, { day: dayOf(at), month: monthOf(at), scope: query.scope, prefix: query.subject, after: position, limit });
+      const rows = await listCells(db, { day: dayOf(at), month: monthOf(at), scope: query.scope, prefix: query.subject, after: position, limit, held: options.held?.heldUserCells() ?? [] });
       const page = rows.slice(0, limit);
       const last = page.at(-1);
       const next = rows.length > limit && last ? encodeListCursor(CELLS_LIST, [at.toISOString(), last.scope, last.subject_id, last.period]) : undefined;
-      return { cells: page.map(presentCell), ...(next !== undefined && { next_cursor: next }) };
+      return { cells: page.map((row) => presentCell(row, heldOn(row))), ...(next !== undefined && { next_cursor: next }) };
     },
 
     async breakdown(_actor, query) {
@@ -155,7 +159,7 @@ export function createBudgetReadService(options: BudgetReadServiceOptions): Budg
       const mineOf = new Map(mine.map((row) => [cellId(row), row.used_usd]));
       const budgets = cells.map(({ cell, limit, onDefault }) => {
         const row = totalOf.get(cellId(cell));
-        const presented = presentCell({ ...cell, period_start: cell.start, period_end: cell.end, limit_usd: limit.toFixed(), on_default: onDefault, used_usd: row?.used_usd ?? '0', reserved_usd: row?.reserved_usd ?? '0' });
+        const presented = presentCell({ ...cell, period_start: cell.start, period_end: cell.end, limit_usd: limit.toFixed(), on_default: onDefault, used_usd: row?.used_usd ?? '0', reserved_usd: row?.reserved_usd ?? '0' }, heldOn(cell));
         return { ...presented, my_contribution_usd: formatMoney(mineOf.get(cellId(cell)) ?? '0') };
       });
       const summary = (period: BudgetPeriod) => {

@@ -32,6 +32,8 @@ export interface CellsQuery {
   /** The keyset position: rows after (scope, subject_id, period). */
   after: [string, string, string] | undefined;
   limit: number;
+  /** User cells with reservations held outside the database (the in-memory ledger's): active like those with a reservation row. */
+  held: readonly CellKey[];
 }
 
 const periodsOf = (day: PeriodKey, month: PeriodKey) =>
@@ -69,8 +71,10 @@ export async function listCells(db: Db, query: CellsQuery): Promise<CellRow[]> {
       union all
       select c.scope, c.subject_id, p.period, p.ordinal, p.period_start, p.period_end,
         (case p.period when 'day' then f.day else f.month end) as limit_usd, true as on_default
-      from budget_cells c join periods p on c.period = p.period and c.ordinal = p.ordinal cross join fallback f
-      where c.scope = 'user' and (c.used_usd > 0 or c.reserved_usd > 0)
+      from (select scope, subject_id, period, ordinal from budget_cells where scope = 'user' and (used_usd > 0 or reserved_usd > 0)
+            union select * from ${keyRows(query.held)}) c
+      join periods p on c.period = p.period and c.ordinal = p.ordinal cross join fallback f
+      where c.scope = 'user'
         and not exists (select 1 from budget_limits l where l.scope = 'user' and l.subject_id = c.subject_id)
     )
     select candidate.*, coalesce(cell.used_usd, 0) as used_usd, coalesce(cell.reserved_usd, 0) as reserved_usd

@@ -27,6 +27,8 @@ export interface BudgetsServiceOptions {
   db: Kysely<PlatformDatabase>;
   audit: AuditTrail;
   changes: ChangeFeed;
+  /** Runs once a write has committed, before it answers (the in-memory ledger reloads its limits). */
+  afterWrite?: () => Promise<void>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -70,8 +72,8 @@ export function createBudgetsService(options: BudgetsServiceOptions): BudgetsSer
   };
 
   /** One write: the settings lock, If-Match against the current version, the change, the audit record and the news. */
-  const write = async (actor: Actor, ifMatch: string | undefined, change: (trx: Kysely<PlatformDatabase>) => Promise<{ action: string; targetType: string; targetId: string | null }>) =>
-    db.transaction().execute(async (trx) => {
+  const write = async (actor: Actor, ifMatch: string | undefined, change: (trx: Kysely<PlatformDatabase>) => Promise<{ action: string; targetType: string; targetId: string | null }>) => {
+    const answer = await db.transaction().execute(async (trx) => {
       const version = await lockSettings(trx);
       if (ifMatch !== undefined && !ifMatches(ifMatch, [collectionEtag(version)])) {
         throw new PreconditionFailedError('If-Match: the budgets changed since you read them; read GET /v1/budgets again', { etag: collectionEtag(version) });
@@ -84,6 +86,9 @@ export function createBudgetsService(options: BudgetsServiceOptions): BudgetsSer
       await changes.publish(trx as never, TOPICS.budgets);
       return { collection, etag: collectionEtag(next) };
     });
+    await options.afterWrite?.();
+    return answer;
+  };
 
   return {
     getCollection: () =>

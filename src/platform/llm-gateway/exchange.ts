@@ -40,11 +40,12 @@ export interface Exchange {
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The body sent upstream: as received, unless the model was named through an alias or an OpenAI stream must report its usage. */
+/** The body sent upstream: as received, unless the model was named through an alias or an OpenAI stream must be told to report its usage. */
 function upstreamBody(exchange: Exchange): Buffer | string {
   const { request, priced } = exchange;
   const renamed = request.format !== 'gemini' && request.requestedModel !== priced.model;
-  const openAiStream = request.format === 'openai' && request.stream;
+  const options = request.body.stream_options;
+  const openAiStream = request.format === 'openai' && request.stream && !(isObject(options) && options.include_usage === true);
   if (!renamed && !openAiStream) return request.rawBody;
   const body: Json = { ...request.body };
   if (renamed) body.model = priced.model;
