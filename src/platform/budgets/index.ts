@@ -47,12 +47,17 @@ export function registerBudgetsFeature(context: PlatformContext): Promise<Budget
   registerBudgetReadRoutes(http, { service: authorizeBudgetReads(reads, access), access });
 
   let timer: NodeJS.Timeout | undefined;
+  let reclaiming: Promise<unknown> = Promise.resolve();
   context.lifecycle.onStart(() => {
     timer = setInterval(() => {
-      ledger.reclaimExpired().catch((error: unknown) => logger.warn({ err: error }, 'cannot reclaim expired budget reservations'));
+      reclaiming = ledger.reclaimExpired().catch((error: unknown) => logger.warn({ err: error }, 'cannot reclaim expired budget reservations'));
     }, RECLAIM_EVERY_MS);
     timer.unref();
   });
-  context.lifecycle.onClose(() => clearInterval(timer));
+  context.lifecycle.onClose(async () => {
+    clearInterval(timer);
+    // a pass in flight finishes before the database closes under it
+    await reclaiming;
+  });
   return Promise.resolve({ ledger });
 }
