@@ -251,6 +251,22 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect((await platform.call('DELETE', `/v1/connector-identity-providers/${idp.body.id}`, { token: tokens.connector })).status).toBe(204);
   });
 
+  it('lets go of a secret when an update drops it, and records each write in the audit trail without the secret', async () => {
+    const secret = await platform.call<ManagedSecret>('POST', '/v1/managed-secrets', { token: tokens.connector, body: { name: 'swapped', value: 'swapped-value' } });
+    const created = await create({ name: 'Swapper', auth: { type: 'header_injection', header_injection: { header_name: 'X-Key', value: { managed_secret_id: secret.body.id } } } });
+    expect((await platform.call('DELETE', `/v1/managed-secrets/${secret.body.id}`, { token: tokens.connector })).status).toBe(409);
+    const replaced = await platform.call<Connector>('PUT', `${BASE}/${created.id}`, { token: tokens.connector, body: { name: 'Swapper', endpoint: created.endpoint, transport: 'streamable-http', auth: { type: 'none' } } });
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.body.auth).toMatchObject({ type: 'none', header_injection: null });
+    expect((await platform.call('DELETE', `/v1/managed-secrets/${secret.body.id}`, { token: tokens.connector })).status).toBe(204);
+    expect((await platform.call('DELETE', `${BASE}/${created.id}`, { token: tokens.connector })).status).toBe(204);
+
+    const audit = await platform.call<{ events: { action: string }[] }>('GET', `/v1/audit-events?target_id=${created.id}`, { token: tokens.auditor });
+    expect(audit.status, audit.text).toBe(200);
+    expect(audit.body.events.map((event) => event.action)).toEqual(['connector.delete', 'connector.replace', 'connector.create']);
+    expect(audit.text).not.toContain(secret.body.id);
+  });
+
   it('answers 409 for a name (ignoring case), tool prefix or endpoint already used on the gateway, and allows them on another gateway', async () => {
     const first = await create({ name: 'GitHub Tools', endpoint: 'https://MCP.GitHub.example.invalid:443/mcp' });
     const name = await post(body({ name: 'github tools' }));
@@ -263,6 +279,10 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect(endpoint.status).toBe(409);
     expect(endpoint.body.error).toMatch(/^endpoint: connector "GitHub Tools"/);
     expect(await refused({ name: '!!!' })).toMatch(/^name: "!!!" gives an empty tool prefix/);
+
+    const racing = await Promise.all([post(body({ name: 'Racer' })), post(body({ name: 'RACER' }))]);
+    expect(racing.map((response) => response.status).sort()).toEqual([201, 409]);
+    expect(racing.find((response) => response.status === 409)?.body.error).toMatch(/^name: connector "Racer"|^name: connector "RACER"/);
 
     const elsewhere = await post({ name: 'GitHub Tools', endpoint: 'https://mcp.github.example.invalid/mcp', transport: 'sse', auth: { type: 'none' } }, tokens.connector, '/v1/gateways/eu/connectors');
     expect(elsewhere.status, elsewhere.text).toBe(201);
