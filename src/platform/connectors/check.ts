@@ -19,6 +19,7 @@ export interface EndpointProbe {
 /** Checks an endpoint by opening an MCP session with it (PLATFORM-API Part 4 §2 rule 2). */
 export type EndpointChecker = (probe: EndpointProbe) => Promise<EndpointStatus>;
 
+/** PLATFORM-API Part 4 "Limits": 10 s for the check. */
 const TIMEOUT_MS = 10_000;
 const NAME_OF_CLIENT = { name: 'toolyard-platform-endpoint-check', version: '1.0.0' };
 
@@ -28,8 +29,7 @@ function statusOf(error: unknown): number | undefined {
   return undefined;
 }
 
-export function createEndpointChecker(options: { logger: Logger; timeoutMs?: number }): EndpointChecker {
-  const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
+export function createEndpointChecker(options: { logger: Logger }): EndpointChecker {
   // the connection itself is guarded, so a DNS answer that changed since the write's check cannot slip through
   const guarded = new Agent({ connect: { lookup: createGuardedLookup({ describe: (host, address) => `${host} resolves to the private address ${address}` }) } });
   return async (probe) => {
@@ -44,9 +44,9 @@ export function createEndpointChecker(options: { logger: Logger; timeoutMs?: num
           new SSEClientTransport(url, settings)
         : new StreamableHTTPClientTransport(url, settings);
     const client = new Client(NAME_OF_CLIENT);
-    const abort = AbortSignal.timeout(timeoutMs);
+    const abort = AbortSignal.timeout(TIMEOUT_MS);
     try {
-      await client.connect(transport, { signal: abort, timeout: timeoutMs });
+      await client.connect(transport, { signal: abort, timeout: TIMEOUT_MS });
       return 'verified';
     } catch (error) {
       const status = statusOf(error);
