@@ -18,6 +18,7 @@ import { AuditEventSchema } from './audit/schemas.js';
 import { createAuditTrail } from './audit/service.js';
 import { registerClientConfigFeature } from './client-config/index.js';
 import { registerConnectorIdpsFeature } from './connector-idps/index.js';
+import { registerConnectorsFeature } from './connectors/index.js';
 import type { PlatformConfig } from './config.js';
 import type { PlatformContext } from './context.js';
 import type { PlatformDatabase } from './db.js';
@@ -183,5 +184,6 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   const gateways = registerGatewaysFeature(context);
   const secrets = await registerManagedSecretsFeature(context);
   registerConnectorIdpsFeature(context, { secrets });
+  registerConnectorsFeature(context, { secrets, gateways });
   return { keys, pricing, budgets, llmGateway, gateways, secrets };
 }

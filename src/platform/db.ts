@@ -2,6 +2,7 @@ import type { AuditTables } from './audit/tables.js';
 import type { BudgetsTables } from './budgets/tables.js';
 import type { ClientConfigTables } from './client-config/tables.js';
 import type { ConnectorIdpTables } from './connector-idps/tables.js';
+import type { ConnectorsTables } from './connectors/tables.js';
 import type { DirectoryTables } from './directory/tables.js';
 import type { KeysTables } from './keys/tables.js';
 import type { PricingTables } from './pricing/tables.js';
@@ -9,4 +10,4 @@ import type { SecretsTables } from './secrets/tables.js';
 import type { UsageTables } from './usage/tables.js';
 
 /** Every table of the platform's database; each feature declares its own in its tables.ts. */
-export type PlatformDatabase = AuditTables & ClientConfigTables & DirectoryTables & KeysTables & PricingTables & BudgetsTables & UsageTables & SecretsTables & ConnectorIdpTables;
+export type PlatformDatabase = AuditTables & ClientConfigTables & DirectoryTables & KeysTables & PricingTables & BudgetsTables & UsageTables & SecretsTables & ConnectorIdpTables & ConnectorsTables;

@@ -8,6 +8,7 @@ import { cursorsOf, keysetOf } from '../directory/paging.js';
 import type { Page, PageQuery } from '../directory/schemas.js';
 import { inOrder } from '../directory/store.js';
 import type { Actor } from '../identity/actor.js';
+import { connectorsUsingProvider } from '../connectors/store.js';
 import type { ManagedSecrets } from '../secrets/index.js';
 import { presentProvider } from './present.js';
 import type { IdentityProvider, IdentityProviderBody } from './schemas.js';
@@ -35,6 +36,7 @@ const LIST = 'connector-identity-providers';
 const OWNER_TYPE = 'identity provider';
 
 const uniqueViolation = (error: unknown) => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+const foreignKeyViolation = (error: unknown) => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
 const nameConflict = (name: string) => new ConflictError(`an identity provider named "${name}" already exists (names are unique ignoring case)`);
 
 export function createIdentityProviderService(options: IdentityProviderServiceOptions): IdentityProviderService {
@@ -98,13 +100,23 @@ export function createIdentityProviderService(options: IdentityProviderServiceOp
     },
 
     async delete(actor, id) {
-      await db.transaction().execute(async (trx) => {
-        const row = await findProvider(trx, id, { lock: true });
-        if (!row) throw new NotFoundError(`no identity provider with id ${id}`);
-        await secrets.releaseReferences(trx, { type: OWNER_TYPE, id });
-        await deleteProvider(trx, id);
-        await audit.record(trx, { actor, action: 'connector_identity_provider.delete', targetType: 'connector_identity_provider', targetId: id, before: presentProvider(row) });
-      });
+      try {
+        await db.transaction().execute(async (trx) => {
+          const row = await findProvider(trx, id, { lock: true });
+          if (!row) throw new NotFoundError(`no identity provider with id ${id}`);
+          const users = await connectorsUsingProvider(trx, id);
+          if (users.length > 0) {
+            const named = users.map((connector) => `connector "${connector.name}" (${connector.id}) of gateway "${connector.gateway_id}"`);
+            throw new ConflictError(`identity provider "${row.name}" is used by ${named.join(', ')}; change or delete those first`);
+          }
+          await secrets.releaseReferences(trx, { type: OWNER_TYPE, id });
+          await deleteProvider(trx, id);
+          await audit.record(trx, { actor, action: 'connector_identity_provider.delete', targetType: 'connector_identity_provider', targetId: id, before: presentProvider(row) });
+        });
+      } catch (error) {
+        if (foreignKeyViolation(error)) throw new ConflictError(`identity provider ${id} is used by a connector written meanwhile; list the connectors again`);
+        throw error;
+      }
     },
   };
 }

@@ -7,6 +7,7 @@ import * as pricing from './005_pricing.js';
 import * as budgets from './006_budgets.js';
 import * as usage from './007_usage.js';
 import * as connectorSecrets from './008_connector_secrets.js';
+import * as connectors from './009_connectors.js';
 
 /** In the order they apply; a feature adds its own file and line. */
 export const platformMigrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ export const platformMigrations: Record<string, Migration> = {
   '006_budgets': budgets,
   '007_usage': usage,
   '008_connector_secrets': connectorSecrets,
+  '009_connectors': connectors,
 };
 
 export const PLATFORM_MIGRATION_TABLE = 'platform_migrations';

@@ -1,0 +1,17 @@
+import type { PlatformContext } from '../context.js';
+import type { Gateways } from '../gateways/index.js';
+import type { ManagedSecrets } from '../secrets/index.js';
+import { authorizeConnectors } from './authz.js';
+import { createEndpointChecker } from './check.js';
+import { registerConnectorRoutes } from './routes.js';
+import { ConnectorSchema } from './schemas.js';
+import { createConnectorService } from './service.js';
+
+/** Connectors of each gateway: /v1/gateways/{gateway_id}/connectors (the admin routes of PLATFORM-API Part 4 §2). */
+export function registerConnectorsFeature(context: PlatformContext, options: { secrets: ManagedSecrets; gateways: Gateways }): void {
+  const { http, db, clock, ids, audit, access, logger } = context;
+  http.addSchema(ConnectorSchema);
+  const checkEndpoint = createEndpointChecker({ logger });
+  const service = createConnectorService({ db, clock, ids, audit, secrets: options.secrets, gateways: options.gateways, checkEndpoint });
+  registerConnectorRoutes(http, { service: authorizeConnectors(service, access), access });
+}
