@@ -22,37 +22,29 @@ export function openReplica(url: string): Promise<Database<PlatformDatabase>> {
   return createDatabase<PlatformDatabase>({ url, maxConnections: 3 });
 }
 
-export function testLedger(db: Kysely<PlatformDatabase>, options: Partial<BudgetLedgerOptions> = {}): { ledger: BudgetLedger; metrics: Registry } {
-  const metrics = options.metrics ?? new Registry();
-  const ledger = createBudgetLedger({
+/** The options every test ledger shares: a real clock and ids, hard enforcement, no budget required. */
+function ledgerOptions(db: Kysely<PlatformDatabase>, metrics: Registry) {
+  return {
     db,
     clock: { now: () => new Date() },
     ids: { uuid: () => randomUUID() },
     logger: silentLogger,
     metrics,
-    enforcement: 'hard',
+    enforcement: 'hard' as const,
     requireBudget: false,
     upstreamTimeoutMs: 600_000,
-    ...options,
-  });
-  return { ledger, metrics };
+  };
+}
+
+export function testLedger(db: Kysely<PlatformDatabase>, options: Partial<BudgetLedgerOptions> = {}): { ledger: BudgetLedger; metrics: Registry } {
+  const metrics = options.metrics ?? new Registry();
+  return { ledger: createBudgetLedger({ ...ledgerOptions(db, metrics), ...options }), metrics };
 }
 
 /** The in-memory ledger of the embedded database's single replica. */
 export function testMemoryLedger(db: Kysely<PlatformDatabase>, options: Partial<MemoryLedgerOptions> = {}): { ledger: MemoryBudgetLedger; metrics: Registry } {
   const metrics = options.metrics ?? new Registry();
-  const ledger = createMemoryLedger({
-    db,
-    clock: { now: () => new Date() },
-    ids: { uuid: () => randomUUID() },
-    logger: silentLogger,
-    metrics,
-    enforcement: 'hard',
-    requireBudget: false,
-    upstreamTimeoutMs: 600_000,
-    ...options,
-  });
-  return { ledger, metrics };
+  return { ledger: createMemoryLedger({ ...ledgerOptions(db, metrics), ...options }), metrics };
 }
 
 export async function setLimits(db: Kysely<PlatformDatabase>, scope: 'default' | 'user' | 'group', subjectId: string, day: string | null, month: string | null): Promise<void> {

@@ -39,6 +39,23 @@ const LIST = 'connectors';
 /** How managed secrets name a connector among the records that use them. */
 export const CONNECTOR_OWNER_TYPE = 'connector';
 
+/** What a create and a full replace both set from the body (origin and source_* only a create sets). */
+const writableFields = (body: ConnectorBody, normalized: NormalizedConnector) => ({
+  name: body.name,
+  tool_prefix: normalized.toolPrefix,
+  endpoint: body.endpoint,
+  endpoint_key: normalized.endpointKey,
+  transport: body.transport,
+  auth: normalized.auth,
+  provider_id: normalized.providerId,
+  description: body.description ?? null,
+  version: body.version ?? null,
+  icon_url: body.icon_url ?? null,
+  repository_url: body.repository_url ?? null,
+  support_url: body.support_url ?? null,
+  allow_private_ips: body.allow_private_ips ?? false,
+});
+
 const uniqueViolation = (error: unknown) => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 
 /** The 409 of a body whose name, tool prefix or endpoint another connector of the gateway holds. */
@@ -107,19 +124,7 @@ export function createConnectorService(options: ConnectorServiceOptions): Connec
       const row: ConnectorRow = {
         id: ids.uuid(),
         gateway_id: gatewayId,
-        name: body.name,
-        tool_prefix: normalized.toolPrefix,
-        endpoint: body.endpoint,
-        endpoint_key: normalized.endpointKey,
-        transport: body.transport,
-        auth: normalized.auth,
-        provider_id: normalized.providerId,
-        description: body.description ?? null,
-        version: body.version ?? null,
-        icon_url: body.icon_url ?? null,
-        repository_url: body.repository_url ?? null,
-        support_url: body.support_url ?? null,
-        allow_private_ips: body.allow_private_ips ?? false,
+        ...writableFields(body, normalized),
         origin,
         source_name: body.source_name ?? null,
         source_namespace: body.source_namespace ?? null,
@@ -173,19 +178,7 @@ export function createConnectorService(options: ConnectorServiceOptions): Connec
           // origin and source_* are the connector's provenance: an update ignores them (§2)
           const row: ConnectorRow = {
             ...before,
-            name: body.name,
-            tool_prefix: normalized.toolPrefix,
-            endpoint: body.endpoint,
-            endpoint_key: normalized.endpointKey,
-            transport: body.transport,
-            auth: normalized.auth,
-            provider_id: normalized.providerId,
-            description: body.description ?? null,
-            version: body.version ?? null,
-            icon_url: body.icon_url ?? null,
-            repository_url: body.repository_url ?? null,
-            support_url: body.support_url ?? null,
-            allow_private_ips: body.allow_private_ips ?? false,
+            ...writableFields(body, normalized),
             status,
             updated_at: clock.now(),
           };
