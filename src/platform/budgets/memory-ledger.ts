@@ -1,9 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
-import type { Clock } from '../../core/clock.js';
-import type { Ids } from '../../core/ids.js';
-import type { PlatformDatabase } from '../db.js';
 import { Money, ZERO } from '../money.js';
 import { createBatcher, SETTLE_LINGER_MS, withRetries } from './batcher.js';
 import { cellId, type CellKey, type CellState } from './cells.js';
@@ -12,23 +6,13 @@ import type { UsageEvent } from '../usage/schemas.js';
 import type { BudgetLedger, HeldReservations, SettlementRequest } from './ledger.js';
 import { overrunCounter, RECLAIM_GRACE_MS } from './ledger-service.js';
 import { readAllLimits, type LimitsView } from './limits.js';
+import type { BudgetLedgerOptions } from './ledger-service.js';
 import { chargedCells, settleBatch } from './operations/settle.js';
 import { periodAt } from './periods.js';
 import { cellsTotals } from './read-store.js';
 
-export interface MemoryLedgerOptions {
-  db: Kysely<PlatformDatabase>;
-  clock: Clock;
-  ids: Ids;
-  logger: Logger;
-  metrics: Registry;
-  enforcement: 'hard' | 'soft' | 'off';
-  requireBudget: boolean;
-  /** `llmGateway.upstreamTimeout` in milliseconds: a hold never settled is released this long + 60 s after admission. */
-  upstreamTimeoutMs: number;
-  /** Most settlements one transaction writes (default 500). */
-  maxBatch?: number;
-}
+/** The same options as the database ledger: a hold never settled is released upstreamTimeoutMs + 60 s after admission. */
+export type MemoryLedgerOptions = BudgetLedgerOptions;
 
 export interface MemoryBudgetLedger extends BudgetLedger, HeldReservations {
   /** Reads the limits again; admissions use them once it resolves (after a budget write, or news of one). */

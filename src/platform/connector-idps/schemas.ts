@@ -19,14 +19,14 @@ export const READ_ONLY_FIELDS = {
 
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const Url = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description: `${description}; an absolute http(s) URL` });
-const Text = (description: string, maxLength = 1024) => Type.String({ minLength: 1, maxLength, description });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Url = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description: `${description}; an absolute http(s) URL` });
+export const Text = (description: string, maxLength = 1024) => Type.String({ minLength: 1, maxLength, description });
 const AuthMethod = Type.Union(
   AUTH_METHODS.map((method) => Type.Literal(method)),
   { description: 'how the client authenticates at the token endpoint; default client_secret_basic with a client secret or dcr, else none' },
 );
-const Scopes = Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: '^[!#-\\[\\]-~]+$' }), { maxItems: 100, uniqueItems: true, description: 'scopes to ask for (RFC 6749 scope tokens)' });
+export const Scopes = Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: '^[!#-\\[\\]-~]+$' }), { maxItems: 100, uniqueItems: true, description: 'scopes to ask for (RFC 6749 scope tokens)' });
 
 // -- references to secrets ----------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { SecretRefInputSchema } from '../connector-idps/schemas.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Scopes, SecretRefInputSchema, Text, Url } from '../connector-idps/schemas.js';
 
 /*
  * Connectors of a gateway (document "Connector"; PLATFORM-API Part 4 §2). Every field is always present in
@@ -28,10 +28,6 @@ export const READ_ONLY_FIELDS = {
 
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const Url = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description: `${description}; an absolute http(s) URL` });
-const Text = (description: string, maxLength = 1024) => Type.String({ minLength: 1, maxLength, description });
-const Scopes = Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: '^[!#-\\[\\]-~]+$' }), { maxItems: 100, uniqueItems: true, description: 'scopes to ask for (RFC 6749 scope tokens)' });
 const SubjectTokenType = Type.String({
   minLength: 1,
   maxLength: 128,
