@@ -206,8 +206,21 @@ export const PlatformConfigSchema = Type.Object(
           ),
           { minItems: 1, default: [{ id: 'default', name: 'Default' }], description: 'the connector gateways, each with its own connectors and MCP endpoint' },
         ),
+        environment: Type.String({
+          minLength: 1,
+          maxLength: 64,
+          default: 'production',
+          description: 'the environment this process serves (production, staging, ...): recorded on every tool call and given to connector policies as context.environment',
+        }),
       },
       { default: {}, additionalProperties: false, description: 'the connector gateway: connectors offered to people through one MCP endpoint per gateway' },
+    ),
+    toolUsage: Type.Object(
+      {
+        checkpointEvery: Type.Integer({ minimum: 1, default: 100, description: 'a signed checkpoint covers the chain head at every this-many-th record' }),
+        checkpointInterval: Type.String({ default: '60s', description: 'a chain head left unsigned this long is signed (duration: 30s, 5m)' }),
+      },
+      { default: {}, additionalProperties: false, description: 'tool-call usage records: their hash chains and signed checkpoints' },
     ),
     audit: Type.Object(
       {
@@ -270,6 +283,7 @@ export function checkPlatformConfig(config: PlatformConfig): string[] {
     const value = config.llmGateway[key];
     if (!parseDuration(value)) problems.push(`llmGateway.${key}: "${value}" is not a positive duration (examples: 10s, 5m, 1h30m)`);
   }
+  if (!parseDuration(config.toolUsage.checkpointInterval)) problems.push(`toolUsage.checkpointInterval: "${config.toolUsage.checkpointInterval}" is not a positive duration (examples: 30s, 5m)`);
   if (parseDuration(config.server.shutdownDelay) === undefined) problems.push(`server.shutdownDelay: "${config.server.shutdownDelay}" is not a duration (examples: 30s, 5m, 1h30m)`);
   if (config.telemetry.endpoint !== undefined && !/^https?:\/\/[^/]/.test(config.telemetry.endpoint)) problems.push(`telemetry.endpoint: "${config.telemetry.endpoint}" is not an http(s) URL`);
   return problems;
