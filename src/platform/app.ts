@@ -18,6 +18,8 @@ import { AuditEventSchema } from './audit/schemas.js';
 import { createAuditTrail } from './audit/service.js';
 import { registerClientConfigFeature } from './client-config/index.js';
 import { registerConnectorIdpsFeature } from './connector-idps/index.js';
+import type { ConnectorDecisions } from './connector-policies/decisions.js';
+import { registerConnectorPoliciesFeature } from './connector-policies/index.js';
 import { registerConnectorsFeature } from './connectors/index.js';
 import type { PlatformConfig } from './config.js';
 import type { PlatformContext } from './context.js';
@@ -66,6 +68,8 @@ export interface PlatformFeatures {
   gateways: Gateways;
   /** Managed secret values for the connector gateway, and the references that keep them from deletion. */
   secrets: ManagedSecrets;
+  /** The connector policies' answers: visibility (use_connector) and the tools a user may call (call_tool). */
+  decisions: ConnectorDecisions;
 }
 
 export interface PlatformApp {
@@ -185,5 +189,6 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   const secrets = await registerManagedSecretsFeature(context);
   registerConnectorIdpsFeature(context, { secrets });
   registerConnectorsFeature(context, { secrets, gateways });
-  return { keys, pricing, budgets, llmGateway, gateways, secrets };
+  const { decisions } = registerConnectorPoliciesFeature(context);
+  return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions };
 }
