@@ -188,7 +188,7 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   const gateways = registerGatewaysFeature(context);
   const secrets = await registerManagedSecretsFeature(context);
   registerConnectorIdpsFeature(context, { secrets });
-  registerConnectorsFeature(context, { secrets, gateways });
   const { decisions } = registerConnectorPoliciesFeature(context);
+  registerConnectorsFeature(context, { secrets, gateways, decisions });
   return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions };
 }

@@ -21,11 +21,11 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
 
   const call = (method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, options: CallOptions = {}) => platform.call<Answer>(method, url, { token: tokens.connector, ...options });
   const policyPath = (id: string) => `/v1/connectors/${id}/policy`;
-  const createConnector = async (): Promise<Connector> => {
+  const createConnector = async (gateway = 'default', name = 'Policy'): Promise<Connector> => {
     serial += 1;
-    const response = await platform.call<Connector>('POST', '/v1/gateways/default/connectors', {
+    const response = await platform.call<Connector>('POST', `/v1/gateways/${gateway}/connectors`, {
       token: tokens.connector,
-      body: { name: `Policy ${String(serial)}`, endpoint: `https://mcp.example.invalid/${String(serial)}`, transport: 'streamable-http', auth: { type: 'none' } },
+      body: { name: `${name} ${String(serial)}`, endpoint: `https://mcp.example.invalid/${String(serial)}`, transport: 'streamable-http', auth: { type: 'none' } },
     });
     expect(response.status, response.text).toBe(201);
     return response.body;
@@ -61,7 +61,10 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
 
   beforeAll(async () => {
     provider = await startTestProvider();
-    platform = await createTestPlatform({ target, config: { auth: oauthWith(provider) } });
+    platform = await createTestPlatform({
+      target,
+      config: { auth: oauthWith(provider), connectorGateway: { gateways: [{ id: 'default', name: 'Default' }, { id: 'eu', name: 'EU' }] } },
+    });
     await platform.changes.check();
     const exp = nowSeconds() + 3600;
     tokens.admin = await provider.mint({ sub: 'root', exp, claims: { roles: ['admin'] } });
@@ -279,6 +282,56 @@ forbid (principal, action == Toolyard::Action::"use_connector", resource == Tool
       expect(await decisions().canUse(users.alice, connector)).toBe(true);
       await grant(connector.id, [groups.other.id]);
       expect(await decisions().canUse(users.alice, connector)).toBe(false);
+    });
+  });
+
+  describe('visible to me', () => {
+    type ConnectorPage = { items: Connector[]; next_cursor?: string; prev_cursor?: string; error: string };
+    const mine = (url: string, token = tokens.alice) => platform.call<ConnectorPage & Connector>('GET', `/v1/me/gateways${url}`, { token });
+
+    it('lists only the connectors my groups may use, by name, paged both ways', async () => {
+      const made: Connector[] = [];
+      for (const name of ['delta', 'alpha', 'echo', 'bravo', 'charlie']) made.push(await createConnector('eu', name));
+      const byName = Object.fromEntries(made.map((connector) => [connector.name.split(' ')[0] ?? '', connector]));
+      for (const name of ['alpha', 'charlie', 'echo']) await grant(byName[name]?.id ?? '', [groups.parent.id]);
+      await grant(byName.bravo?.id ?? '', [groups.other.id]);
+      const all = await mine('/eu/connectors');
+      expect(all.status, all.text).toBe(200);
+      expect(all.body.items.map((connector) => connector.id)).toEqual(['alpha', 'charlie', 'echo'].map((name) => byName[name]?.id));
+      expect(all.body.next_cursor).toBeUndefined();
+      expect((await mine('/eu/connectors', tokens.bob)).body.items).toEqual([]);
+
+      const first = await mine('/eu/connectors?limit=1');
+      expect(first.body.items.map((connector) => connector.id)).toEqual([byName.alpha?.id]);
+      expect(first.body.prev_cursor).toBeUndefined();
+      const second = await mine(`/eu/connectors?limit=1&cursor=${first.body.next_cursor ?? ''}`);
+      expect(second.body.items.map((connector) => connector.id)).toEqual([byName.charlie?.id]);
+      const third = await mine(`/eu/connectors?limit=1&cursor=${second.body.next_cursor ?? ''}`);
+      expect(third.body.items.map((connector) => connector.id)).toEqual([byName.echo?.id]);
+      expect(third.body.next_cursor).toBeUndefined();
+      const back = await mine(`/eu/connectors?limit=1&before=${third.body.prev_cursor ?? ''}`);
+      expect(back.body.items.map((connector) => connector.id)).toEqual([byName.charlie?.id]);
+      expect((await mine(`/eu/connectors?cursor=${first.body.next_cursor ?? ''}&before=${first.body.next_cursor ?? ''}`)).status).toBe(400);
+      expect((await mine('/eu/connectors?cursor=garbage')).status).toBe(400);
+    });
+
+    it('gets a visible connector, 403 for an invisible one, 404 for an unknown one or gateway, 401 without a token', async () => {
+      const visible = await createConnector();
+      const hidden = await createConnector();
+      await grant(visible.id, [groups.child.id]);
+      const got = await mine(`/default/connectors/${visible.id}`);
+      expect(got.status, got.text).toBe(200);
+      expect(got.body).toEqual(visible);
+      const forbidden = await mine(`/default/connectors/${hidden.id}`);
+      expect(forbidden.status).toBe(403);
+      expect(forbidden.body.error).toMatch(/not visible/);
+      expect((await mine(`/default/connectors/${visible.id}`, tokens.bob)).status).toBe(403);
+      expect((await mine(`/default/connectors/${UNKNOWN}`)).status).toBe(404);
+      expect((await mine(`/eu/connectors/${visible.id}`)).status).toBe(404);
+      expect((await mine(`/nowhere/connectors`)).status).toBe(404);
+      expect((await mine(`/default/connectors/not-a-uuid`)).status).toBe(400);
+      expect((await platform.call('GET', `/v1/me/gateways/default/connectors/${visible.id}`)).status).toBe(401);
+      expect((await platform.call('GET', '/v1/me/gateways/default/connectors')).status).toBe(401);
     });
   });
 });
