@@ -17,6 +17,8 @@ import { registerBudgetsFeature, type BudgetsFeature } from './budgets/index.js'
 import { AuditEventSchema } from './audit/schemas.js';
 import { createAuditTrail } from './audit/service.js';
 import { registerClientConfigFeature } from './client-config/index.js';
+import type { Connections } from './connections/lookup.js';
+import { registerConnectionsFeature } from './connections/index.js';
 import { registerConnectorIdpsFeature } from './connector-idps/index.js';
 import type { ConnectorDecisions } from './connector-policies/decisions.js';
 import { registerConnectorPoliciesFeature } from './connector-policies/index.js';
@@ -70,6 +72,8 @@ export interface PlatformFeatures {
   secrets: ManagedSecrets;
   /** The connector policies' answers: visibility (use_connector) and the tools a user may call (call_tool). */
   decisions: ConnectorDecisions;
+  /** Users' connections to connectors: the connector gateway's per-user state and narrowing. */
+  connections: Connections;
 }
 
 export interface PlatformApp {
@@ -190,5 +194,6 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   registerConnectorIdpsFeature(context, { secrets });
   const { decisions } = registerConnectorPoliciesFeature(context);
   registerConnectorsFeature(context, { secrets, gateways, decisions });
-  return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions };
+  const { connections } = registerConnectionsFeature(context, { decisions, gateways });
+  return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections };
 }

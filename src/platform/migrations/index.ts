@@ -9,6 +9,7 @@ import * as usage from './007_usage.js';
 import * as connectorSecrets from './008_connector_secrets.js';
 import * as connectors from './009_connectors.js';
 import * as connectorPolicies from './010_connector_policies.js';
+import * as connections from './011_connections.js';
 
 /** In the order they apply; a feature adds its own file and line. */
 export const platformMigrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ export const platformMigrations: Record<string, Migration> = {
   '008_connector_secrets': connectorSecrets,
   '009_connectors': connectors,
   '010_connector_policies': connectorPolicies,
+  '011_connections': connections,
 };
 
 export const PLATFORM_MIGRATION_TABLE = 'platform_migrations';
