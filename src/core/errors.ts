@@ -57,6 +57,19 @@ export class PreconditionRequiredError extends DomainError {
   }
 }
 
+export class PayloadTooLargeError extends DomainError {
+  constructor(message: string) {
+    super(message, 413);
+  }
+}
+
+/** Well-formed input the rules refuse as a whole (a policy that does not validate, an unknown reference). */
+export class UnprocessableError extends DomainError {
+  constructor(message: string) {
+    super(message, 422);
+  }
+}
+
 export class UnavailableError extends DomainError {
   constructor(message: string) {
     super(message, 503);

@@ -17,7 +17,11 @@ import { registerBudgetsFeature, type BudgetsFeature } from './budgets/index.js'
 import { AuditEventSchema } from './audit/schemas.js';
 import { createAuditTrail } from './audit/service.js';
 import { registerClientConfigFeature } from './client-config/index.js';
+import type { Connections } from './connections/lookup.js';
+import { registerConnectionsFeature } from './connections/index.js';
 import { registerConnectorIdpsFeature } from './connector-idps/index.js';
+import type { ConnectorDecisions } from './connector-policies/decisions.js';
+import { registerConnectorPoliciesFeature } from './connector-policies/index.js';
 import { registerConnectorsFeature } from './connectors/index.js';
 import type { PlatformConfig } from './config.js';
 import type { PlatformContext } from './context.js';
@@ -66,6 +70,10 @@ export interface PlatformFeatures {
   gateways: Gateways;
   /** Managed secret values for the connector gateway, and the references that keep them from deletion. */
   secrets: ManagedSecrets;
+  /** The connector policies' answers: visibility (use_connector) and the tools a user may call (call_tool). */
+  decisions: ConnectorDecisions;
+  /** Users' connections to connectors: the connector gateway's per-user state and narrowing. */
+  connections: Connections;
 }
 
 export interface PlatformApp {
@@ -184,6 +192,8 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   const gateways = registerGatewaysFeature(context);
   const secrets = await registerManagedSecretsFeature(context);
   registerConnectorIdpsFeature(context, { secrets });
-  registerConnectorsFeature(context, { secrets, gateways });
-  return { keys, pricing, budgets, llmGateway, gateways, secrets };
+  const { decisions } = registerConnectorPoliciesFeature(context);
+  registerConnectorsFeature(context, { secrets, gateways, decisions });
+  const { connections } = registerConnectionsFeature(context, { decisions, gateways });
+  return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections };
 }

@@ -25,6 +25,8 @@ export const TOPICS = {
   pricing: 'pricing',
   /** any budget collection write */
   budgets: 'budgets',
+  /** any connector policy write (groups, document, mode) */
+  connectorPolicies: 'connector.policies',
 } as const;
 
 /** What other features must do inside the directory's own transactions (a deleted user's keys are revoked). */

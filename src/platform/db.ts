@@ -1,6 +1,8 @@
 import type { AuditTables } from './audit/tables.js';
 import type { BudgetsTables } from './budgets/tables.js';
 import type { ClientConfigTables } from './client-config/tables.js';
+import type { ConnectionsTables } from './connections/tables.js';
+import type { ConnectorPoliciesTables } from './connector-policies/tables.js';
 import type { ConnectorIdpTables } from './connector-idps/tables.js';
 import type { ConnectorsTables } from './connectors/tables.js';
 import type { DirectoryTables } from './directory/tables.js';
@@ -10,4 +12,4 @@ import type { SecretsTables } from './secrets/tables.js';
 import type { UsageTables } from './usage/tables.js';
 
 /** Every table of the platform's database; each feature declares its own in its tables.ts. */
-export type PlatformDatabase = AuditTables & ClientConfigTables & DirectoryTables & KeysTables & PricingTables & BudgetsTables & UsageTables & SecretsTables & ConnectorIdpTables & ConnectorsTables;
+export type PlatformDatabase = AuditTables & ClientConfigTables & DirectoryTables & KeysTables & PricingTables & BudgetsTables & UsageTables & SecretsTables & ConnectorIdpTables & ConnectorsTables & ConnectorPoliciesTables & ConnectionsTables;

@@ -1,3 +1,9 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../core/clock.js';
+import type { Ids } from '../../core/ids.js';
+import type { PlatformDatabase } from '../db.js';
+import { deleteUserConnection, findUserConnection, upsertEnabled } from './store.js';
+
 /** A user's connection to a connector as the connector gateway reads it (PLATFORM-API Part 4 §4). */
 export interface ConnectionState {
   id: string;
@@ -25,4 +31,27 @@ export function toolEnabled(connection: ConnectionState | undefined, toolName: s
   if (connection === undefined) return true;
   if (!connection.enabled) return false;
   return connection.tools_enabled_by_default !== connection.tools_exception_list.includes(toolName);
+}
+
+/** The seam over the connections table; the connector gateway decides visibility before it calls. */
+export function createConnections(options: { db: Kysely<PlatformDatabase>; clock: Clock; ids: Ids }): Connections {
+  const { db, clock, ids } = options;
+  return {
+    find: (userId, connectorId) => findUserConnection(db, userId, connectorId),
+    setEnabled(userId, gatewayId, connectorId, enabled) {
+      const now = clock.now();
+      return upsertEnabled(db, {
+        id: ids.uuid(),
+        gateway_id: gatewayId,
+        connector_id: connectorId,
+        user_id: userId,
+        enabled,
+        tools_enabled_by_default: true,
+        tools_exception_list: [],
+        created_at: now,
+        updated_at: now,
+      });
+    },
+    remove: (userId, connectorId) => deleteUserConnection(db, userId, connectorId),
+  };
 }

@@ -1,3 +1,11 @@
+import type { Kysely } from 'kysely';
+import type { ChangeFeed } from '../../core/db/change-feed.js';
+import { TOPICS } from '../context.js';
+import type { PlatformDatabase } from '../db.js';
+import { createCedarEngine, type CedarEntity } from './cedar.js';
+import { createDirectoryGraph, type GraphGroup } from './directory-graph.js';
+import { readDecisionPolicy } from './store.js';
+
 /** A connector as the policy sees it (the Cedar entity `Toolyard::Connector`). */
 export interface PolicyConnector {
   id: string;
@@ -22,4 +30,105 @@ export interface ConnectorDecisions {
   canUse(userId: string, connector: PolicyConnector): Promise<boolean>;
   /** `call_tool` for each tool: the names of the tools this user may call. */
   allowedTools(userId: string, connector: PolicyConnector, tools: PolicyTool[]): Promise<Set<string>>;
+}
+
+export interface ConnectorDecisionsOptions {
+  db: Kysely<PlatformDatabase>;
+  changes: ChangeFeed;
+  /** `connectorGateway.environment`, the context's `environment`. */
+  environment: string;
+}
+
+/** The decisions with a way to forget this replica's policies at once after its own write. */
+export interface ConnectorDecisionsMemory extends ConnectorDecisions {
+  forgetPolicies(): void;
+}
+
+type Compiled = { mode: 'structured'; groupIds: ReadonlySet<string> } | { mode: 'document'; document: string };
+
+/**
+ * Decisions from memory: each connector's policy (loaded when first asked about) and the directory graph,
+ * both forgotten when the change feed says they changed on any replica. A structured policy is decided by
+ * membership, which is what its statements say; a document goes through Cedar, with the user in its
+ * direct groups and each group in its parents.
+ */
+export function createConnectorDecisions(options: ConnectorDecisionsOptions): ConnectorDecisionsMemory {
+  const { db, changes, environment } = options;
+  const graph = createDirectoryGraph(db);
+  const engine = createCedarEngine();
+  const policies = new Map<string, Promise<Compiled>>();
+
+  const forgetPolicies = () => policies.clear();
+  changes.subscribe(TOPICS.connectorPolicies, forgetPolicies);
+  changes.subscribe(TOPICS.users, () => graph.forget('users'));
+  changes.subscribe(TOPICS.groups, () => {
+    graph.forget('all');
+    // a deleted group leaves the policies that granted it
+    forgetPolicies();
+  });
+
+  const policyOf = (connectorId: string): Promise<Compiled> => {
+    const known = policies.get(connectorId);
+    if (known) return known;
+    const loading = readDecisionPolicy(db, connectorId).then(
+      (read): Compiled => (read.mode === 'structured' ? { mode: 'structured', groupIds: new Set(read.groupIds) } : { mode: 'document', document: read.document }),
+    );
+    loading.catch(() => {
+      if (policies.get(connectorId) === loading) policies.delete(connectorId);
+    });
+    policies.set(connectorId, loading);
+    return loading;
+  };
+
+  /** The user and its groups as Cedar entities, with the connector; undefined for a user not in the directory. */
+  const entitiesOf = async (userId: string, connector: PolicyConnector): Promise<{ groups: GraphGroup[]; entities: CedarEntity[] } | undefined> => {
+    const user = await graph.user(userId);
+    if (!user) return undefined;
+    const groups = await graph.groupsAbove(user);
+    const group = (id: string) => ({ type: 'Toolyard::Group', id });
+    const entities: CedarEntity[] = [
+      { uid: { type: 'Toolyard::User', id: user.id }, attrs: { user_name: user.user_name, email: user.email }, parents: user.groupIds.map(group) },
+      ...groups.map((entry) => ({ uid: group(entry.id), attrs: { name: entry.name }, parents: entry.parentIds.map(group) })),
+      { uid: { type: 'Toolyard::Connector', id: connector.id }, attrs: { name: connector.name, gateway_id: connector.gateway_id }, parents: [] },
+    ];
+    return { groups, entities };
+  };
+
+  const granted = (policy: { groupIds: ReadonlySet<string> }, groups: GraphGroup[]) => groups.some((group) => policy.groupIds.has(group.id));
+  const contextOf = (connector: PolicyConnector) => ({ gateway_id: connector.gateway_id, environment });
+
+  return {
+    forgetPolicies,
+
+    async canUse(userId, connector) {
+      const [policy, subject] = await Promise.all([policyOf(connector.id), entitiesOf(userId, connector)]);
+      if (!subject) return false;
+      if (policy.mode === 'structured') return granted(policy, subject.groups);
+      return engine.allows(connector.id, policy.document, {
+        principal: userId,
+        action: 'use_connector',
+        resource: { type: 'Toolyard::Connector', id: connector.id },
+        context: contextOf(connector),
+        entities: subject.entities,
+      });
+    },
+
+    async allowedTools(userId, connector, tools) {
+      const [policy, subject] = await Promise.all([policyOf(connector.id), entitiesOf(userId, connector)]);
+      if (!subject) return new Set();
+      // structured statements permit use_connector on the connector, and call_tool is in use_connector
+      if (policy.mode === 'structured') return new Set(granted(policy, subject.groups) ? tools.map((tool) => tool.name) : []);
+      const allowed = new Set<string>();
+      for (const tool of tools) {
+        const entity: CedarEntity = {
+          uid: { type: 'Toolyard::Tool', id: tool.name },
+          attrs: { name: tool.name, read_only_hint: tool.readOnlyHint ?? false, destructive_hint: tool.destructiveHint ?? true },
+          parents: [{ type: 'Toolyard::Connector', id: connector.id }],
+        };
+        const request = { principal: userId, action: 'call_tool' as const, resource: { type: 'Toolyard::Tool' as const, id: tool.name }, context: contextOf(connector), entities: [...subject.entities, entity] };
+        if (engine.allows(connector.id, policy.document, request)) allowed.add(tool.name);
+      }
+      return allowed;
+    },
+  };
 }

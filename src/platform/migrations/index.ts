@@ -8,6 +8,8 @@ import * as budgets from './006_budgets.js';
 import * as usage from './007_usage.js';
 import * as connectorSecrets from './008_connector_secrets.js';
 import * as connectors from './009_connectors.js';
+import * as connectorPolicies from './010_connector_policies.js';
+import * as connections from './011_connections.js';
 
 /** In the order they apply; a feature adds its own file and line. */
 export const platformMigrations: Record<string, Migration> = {
@@ -20,6 +22,8 @@ export const platformMigrations: Record<string, Migration> = {
   '007_usage': usage,
   '008_connector_secrets': connectorSecrets,
   '009_connectors': connectors,
+  '010_connector_policies': connectorPolicies,
+  '011_connections': connections,
 };
 
 export const PLATFORM_MIGRATION_TABLE = 'platform_migrations';
