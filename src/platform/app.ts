@@ -17,6 +17,7 @@ import { registerBudgetsFeature, type BudgetsFeature } from './budgets/index.js'
 import { AuditEventSchema } from './audit/schemas.js';
 import { createAuditTrail } from './audit/service.js';
 import { registerClientConfigFeature } from './client-config/index.js';
+import { registerConnectorCredentialsFeature, type UpstreamCredentials } from './connector-credentials/index.js';
 import { registerConnectorIdpsFeature } from './connector-idps/index.js';
 import { registerConnectorsFeature } from './connectors/index.js';
 import type { PlatformConfig } from './config.js';
@@ -66,6 +67,8 @@ export interface PlatformFeatures {
   gateways: Gateways;
   /** Managed secret values for the connector gateway, and the references that keep them from deletion. */
   secrets: ManagedSecrets;
+  /** The headers each connector's auth sends upstream for a caller, and why one cannot be served to them. */
+  credentials: UpstreamCredentials;
 }
 
 export interface PlatformApp {
@@ -185,5 +188,6 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   const secrets = await registerManagedSecretsFeature(context);
   registerConnectorIdpsFeature(context, { secrets });
   registerConnectorsFeature(context, { secrets, gateways });
-  return { keys, pricing, budgets, llmGateway, gateways, secrets };
+  const credentials = registerConnectorCredentialsFeature(context, { secrets, clusterSecrets: undefined });
+  return { keys, pricing, budgets, llmGateway, gateways, secrets, credentials };
 }
