@@ -19,6 +19,7 @@ import { createAuditTrail } from './audit/service.js';
 import { registerClientConfigFeature } from './client-config/index.js';
 import type { Connections } from './connections/lookup.js';
 import { registerConnectionsFeature } from './connections/index.js';
+import { registerConnectorCredentialsFeature, type UpstreamCredentials } from './connector-credentials/index.js';
 import { registerConnectorIdpsFeature } from './connector-idps/index.js';
 import type { ConnectorDecisions } from './connector-policies/decisions.js';
 import { registerConnectorPoliciesFeature } from './connector-policies/index.js';
@@ -74,6 +75,8 @@ export interface PlatformFeatures {
   decisions: ConnectorDecisions;
   /** Users' connections to connectors: the connector gateway's per-user state and narrowing. */
   connections: Connections;
+  /** The headers each connector's auth sends upstream for a caller, and why one cannot be served to them. */
+  credentials: UpstreamCredentials;
 }
 
 export interface PlatformApp {
@@ -195,5 +198,6 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   const { decisions } = registerConnectorPoliciesFeature(context);
   registerConnectorsFeature(context, { secrets, gateways, decisions });
   const { connections } = registerConnectionsFeature(context, { decisions, gateways });
-  return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections };
+  const credentials = registerConnectorCredentialsFeature(context, { secrets, clusterSecrets: undefined });
+  return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections, credentials };
 }

@@ -1,3 +1,4 @@
+import type { Selectable } from 'kysely';
 import type { ConnectorsTable } from '../connectors/tables.js';
 
 /** Who calls through the connector gateway, as the credentials need it. */
@@ -8,7 +9,8 @@ export interface CredentialCaller {
   issuer: string | null;
 }
 
-export type CredentialConnector = Pick<ConnectorsTable, 'id' | 'auth' | 'provider_id'>;
+/** `allow_private_ips` guards the outbound dials the credentials make (the token endpoint), as it guards the endpoint. */
+export type CredentialConnector = Pick<Selectable<ConnectorsTable>, 'id' | 'auth' | 'provider_id' | 'allow_private_ips'>;
 
 /** A credential that could not be obtained; its message names why (the gateway answers -32000 with it). */
 export class CredentialError extends Error {
