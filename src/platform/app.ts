@@ -33,6 +33,7 @@ import { registerLlmGatewayFeature, type LlmGatewayFeature } from './llm-gateway
 import { PLATFORM_MIGRATION_TABLE, platformMigrations } from './migrations/index.js';
 import { registerPricingFeature, type PricingFeature } from './pricing/index.js';
 import { registerManagedSecretsFeature, type ManagedSecrets } from './secrets/index.js';
+import { registerToolUsageFeature, type ToolUsageFeature } from './tool-usage/index.js';
 import { registerUsageFeature } from './usage/index.js';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -66,6 +67,8 @@ export interface PlatformFeatures {
   gateways: Gateways;
   /** Managed secret values for the connector gateway, and the references that keep them from deletion. */
   secrets: ManagedSecrets;
+  /** The tool-call usage recorder (the connector gateway records every tools/call through it). */
+  toolUsage: ToolUsageFeature;
 }
 
 export interface PlatformApp {
@@ -185,5 +188,6 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   const secrets = await registerManagedSecretsFeature(context);
   registerConnectorIdpsFeature(context, { secrets });
   registerConnectorsFeature(context, { secrets, gateways });
-  return { keys, pricing, budgets, llmGateway, gateways, secrets };
+  const toolUsage = await registerToolUsageFeature(context, { gateways });
+  return { keys, pricing, budgets, llmGateway, gateways, secrets, toolUsage };
 }

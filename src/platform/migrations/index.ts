@@ -8,6 +8,7 @@ import * as budgets from './006_budgets.js';
 import * as usage from './007_usage.js';
 import * as connectorSecrets from './008_connector_secrets.js';
 import * as connectors from './009_connectors.js';
+import * as toolUsage from './012_tool_usage.js';
 
 /** In the order they apply; a feature adds its own file and line. */
 export const platformMigrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ export const platformMigrations: Record<string, Migration> = {
   '007_usage': usage,
   '008_connector_secrets': connectorSecrets,
   '009_connectors': connectors,
+  '012_tool_usage': toolUsage,
 };
 
 export const PLATFORM_MIGRATION_TABLE = 'platform_migrations';
