@@ -38,6 +38,7 @@ import { registerLlmGatewayFeature, type LlmGatewayFeature } from './llm-gateway
 import { PLATFORM_MIGRATION_TABLE, platformMigrations } from './migrations/index.js';
 import { registerPricingFeature, type PricingFeature } from './pricing/index.js';
 import { registerManagedSecretsFeature, type ManagedSecrets } from './secrets/index.js';
+import { registerToolUsageFeature, type ToolUsageFeature } from './tool-usage/index.js';
 import { registerUsageFeature } from './usage/index.js';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -77,6 +78,8 @@ export interface PlatformFeatures {
   connections: Connections;
   /** The headers each connector's auth sends upstream for a caller, and why one cannot be served to them. */
   credentials: UpstreamCredentials;
+  /** The tool-call usage recorder (the connector gateway records every tools/call through it). */
+  toolUsage: ToolUsageFeature;
 }
 
 export interface PlatformApp {
@@ -199,5 +202,6 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   registerConnectorsFeature(context, { secrets, gateways, decisions });
   const { connections } = registerConnectionsFeature(context, { decisions, gateways });
   const credentials = registerConnectorCredentialsFeature(context, { secrets, clusterSecrets: undefined });
-  return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections, credentials };
+  const toolUsage = await registerToolUsageFeature(context, { gateways });
+  return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections, credentials, toolUsage };
 }

@@ -9,7 +9,8 @@ import type { DirectoryTables } from './directory/tables.js';
 import type { KeysTables } from './keys/tables.js';
 import type { PricingTables } from './pricing/tables.js';
 import type { SecretsTables } from './secrets/tables.js';
+import type { ToolUsageTables } from './tool-usage/tables.js';
 import type { UsageTables } from './usage/tables.js';
 
 /** Every table of the platform's database; each feature declares its own in its tables.ts. */
-export type PlatformDatabase = AuditTables & ClientConfigTables & DirectoryTables & KeysTables & PricingTables & BudgetsTables & UsageTables & SecretsTables & ConnectorIdpTables & ConnectorsTables & ConnectorPoliciesTables & ConnectionsTables;
+export type PlatformDatabase = AuditTables & ClientConfigTables & DirectoryTables & KeysTables & PricingTables & BudgetsTables & UsageTables & SecretsTables & ConnectorIdpTables & ConnectorsTables & ConnectorPoliciesTables & ConnectionsTables & ToolUsageTables;

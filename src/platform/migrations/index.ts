@@ -10,6 +10,7 @@ import * as connectorSecrets from './008_connector_secrets.js';
 import * as connectors from './009_connectors.js';
 import * as connectorPolicies from './010_connector_policies.js';
 import * as connections from './011_connections.js';
+import * as toolUsage from './012_tool_usage.js';
 
 /** In the order they apply; a feature adds its own file and line. */
 export const platformMigrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ export const platformMigrations: Record<string, Migration> = {
   '009_connectors': connectors,
   '010_connector_policies': connectorPolicies,
   '011_connections': connections,
+  '012_tool_usage': toolUsage,
 };
 
 export const PLATFORM_MIGRATION_TABLE = 'platform_migrations';

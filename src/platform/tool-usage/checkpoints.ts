@@ -1,0 +1,76 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Logger } from 'pino';
+import type { Clock } from '../../core/clock.js';
+import { signDetached } from '../../core/signing/detached-jws.js';
+import type { PlatformDatabase } from '../db.js';
+import type { SigningKey } from '../signing/keyset.js';
+import { checkpointPayload, HASH_ALG, SIG_ALG } from './chain.js';
+import { insertCheckpoint, lockStaleHeads, markSigned } from './store.js';
+
+/** Signs a checkpoint of a chain inside a transaction that holds the chain head's lock (so one replica signs it). */
+export interface CheckpointSigner {
+  sign(trx: Transaction<PlatformDatabase>, chainId: string, sequence: number, chainHash: string): Promise<void>;
+}
+
+export function createCheckpointSigner(options: { key: SigningKey; clock: Clock }): CheckpointSigner {
+  const { key, clock } = options;
+  return {
+    async sign(trx, chainId, sequence, chainHash) {
+      const signedAt = clock.now();
+      const payload = checkpointPayload({ chain_hash: chainHash, chain_id: chainId, sequence, signed_at: signedAt.toISOString() });
+      const signature = await signDetached(payload, key.privateKey, key.kid);
+      await insertCheckpoint(trx, { chain_id: chainId, sequence, chain_hash: chainHash, hash_alg: HASH_ALG, sig_alg: SIG_ALG, key_id: key.kid, signed_at: signedAt, signature });
+      await markSigned(trx, chainId, sequence);
+    },
+  };
+}
+
+export interface CheckpointJob {
+  /** One pass: signs every head left unsigned for the interval; returns how many it signed. */
+  runOnce(): Promise<number>;
+  /** Looks for unsigned heads on a timer that never keeps the process alive. */
+  start(): void;
+  /** Stops the timer and waits for a pass under way. */
+  stop(): Promise<void>;
+}
+
+export interface CheckpointJobOptions {
+  db: Kysely<PlatformDatabase>;
+  clock: Clock;
+  logger: Logger;
+  signer: CheckpointSigner;
+  /** `toolUsage.checkpointInterval`, in milliseconds. */
+  intervalMs: number;
+}
+
+/**
+ * Heads unsigned for `checkpointInterval` (the every-Nth checkpoints are signed with the records). The heads
+ * are locked with SKIP LOCKED: a head another replica is signing, or appending to, is left to it.
+ */
+export function createCheckpointJob(options: CheckpointJobOptions): CheckpointJob {
+  const { db, clock, logger, signer, intervalMs } = options;
+  const tickMs = Math.max(1_000, Math.min(intervalMs / 4, 15_000));
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  const runOnce = () =>
+    db.transaction().execute(async (trx) => {
+      const heads = await lockStaleHeads(trx, new Date(clock.now().getTime() - intervalMs));
+      for (const head of heads) await signer.sign(trx, head.chain_id, head.head_sequence, head.head_hash);
+      return heads.length;
+    });
+  const pass = () => {
+    running = runOnce().catch((error: unknown) => logger.warn({ err: error }, 'signing tool-usage checkpoints failed; the next pass retries'));
+  };
+  return {
+    runOnce,
+    start() {
+      if (timer) return;
+      timer = setInterval(pass, tickMs).unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}
