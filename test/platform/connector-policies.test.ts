@@ -262,6 +262,13 @@ forbid (principal, action == Toolyard::Action::"call_tool", resource) when { res
       expect(await decisions().canUse(users.bob, connector)).toBe(false);
       // "remove" has no hints: destructive by default
       expect(await decisions().allowedTools(users.alice, connector, tools)).toEqual(new Set(['read', 'write']));
+      expect(await decisions().allowedTools(users.bob, connector, tools)).toEqual(new Set());
+      // answers are remembered, and forgotten when the membership changes
+      await member('POST', groups.child.id, 'users', users.bob);
+      expect(await decisions().canUse(users.bob, connector)).toBe(true);
+      expect(await decisions().allowedTools(users.bob, connector, tools)).toEqual(new Set(['read', 'write']));
+      await member('DELETE', groups.child.id, 'users', users.bob);
+      expect(await decisions().canUse(users.bob, connector)).toBe(false);
 
       await toDocument(connector.id, `permit (principal in Toolyard::Group::"${groups.child.id}", action, resource);
 forbid (principal, action == Toolyard::Action::"use_connector", resource == Toolyard::Connector::"${connector.id}") when { principal.user_name == "alice" };`);

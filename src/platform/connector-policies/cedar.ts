@@ -14,8 +14,6 @@ export const POLICY_SCHEMA = `namespace Toolyard {
 /** The largest document a policy takes, in UTF-8 bytes (413 above). */
 export const MAX_DOCUMENT_BYTES = 64 * 1024;
 
-const SCHEMA_NAME = 'toolyard-connector-policies';
-
 /** The structured policy's text: one statement per granted group, in the order given (by name, then id). */
 export function structuredDocument(connectorId: string, groupIds: readonly string[]): string {
   return groupIds
@@ -51,9 +49,12 @@ export interface CedarRequest {
   entities: CedarEntity[];
 }
 
+const SCHEMA_NAME = 'toolyard-connector-policies';
+
 /**
  * Document-mode policies, parsed once into the Cedar engine's own store under their connector's id and
- * re-parsed only when the text changes; the schema is parsed once per process.
+ * re-parsed only when the text changes; the schema (which holds the action hierarchy: call_tool in
+ * use_connector) is parsed once per process.
  */
 export function createCedarEngine(): { allows(connectorId: string, document: string, request: CedarRequest): boolean } {
   const loaded = new Map<string, string>();

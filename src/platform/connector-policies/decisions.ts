@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ChangeFeed } from '../../core/db/change-feed.js';
 import { TOPICS } from '../context.js';
 import type { PlatformDatabase } from '../db.js';
-import { createCedarEngine, type CedarEntity } from './cedar.js';
+import { createCedarEngine, type CedarEntity, type CedarRequest } from './cedar.js';
 import { createDirectoryGraph, type GraphGroup } from './directory-graph.js';
 import { readDecisionPolicy } from './store.js';
 
@@ -46,6 +46,9 @@ export interface ConnectorDecisionsMemory extends ConnectorDecisions {
 
 type Compiled = { mode: 'structured'; groupIds: ReadonlySet<string> } | { mode: 'document'; document: string };
 
+/** Past this many remembered Cedar answers the memory starts over. */
+const MAX_ANSWERS = 100_000;
+
 /**
  * Decisions from memory: each connector's policy (loaded when first asked about) and the directory graph,
  * both forgotten when the change feed says they changed on any replica. A structured policy is decided by
@@ -57,15 +60,41 @@ export function createConnectorDecisions(options: ConnectorDecisionsOptions): Co
   const graph = createDirectoryGraph(db);
   const engine = createCedarEngine();
   const policies = new Map<string, Promise<Compiled>>();
+  // Cedar's answers for document policies, by everything a request is made of; an answer whose inputs were
+  // read before a change (the generation moved meanwhile) is not remembered
+  const answers = new Map<string, boolean>();
+  let generation = 0;
+  const forgetAnswers = () => {
+    generation += 1;
+    answers.clear();
+  };
 
-  const forgetPolicies = () => policies.clear();
+  const forgetPolicies = () => {
+    policies.clear();
+    forgetAnswers();
+  };
   changes.subscribe(TOPICS.connectorPolicies, forgetPolicies);
-  changes.subscribe(TOPICS.users, () => graph.forget('users'));
+  changes.subscribe(TOPICS.users, () => {
+    graph.forget('users');
+    forgetAnswers();
+  });
   changes.subscribe(TOPICS.groups, () => {
     graph.forget('all');
     // a deleted group leaves the policies that granted it
     forgetPolicies();
   });
+
+  /** Cedar's answer, remembered while nothing it was made of changed. */
+  const cedarAllows = (since: number, key: string, document: string, request: CedarRequest & { connectorId: string }): boolean => {
+    const known = answers.get(key);
+    if (known !== undefined) return known;
+    const allowed = engine.allows(request.connectorId, document, request);
+    if (since === generation) {
+      if (answers.size >= MAX_ANSWERS) answers.clear();
+      answers.set(key, allowed);
+    }
+    return allowed;
+  };
 
   const policyOf = (connectorId: string): Promise<Compiled> => {
     const known = policies.get(connectorId);
@@ -101,10 +130,13 @@ export function createConnectorDecisions(options: ConnectorDecisionsOptions): Co
     forgetPolicies,
 
     async canUse(userId, connector) {
+      const since = generation;
       const [policy, subject] = await Promise.all([policyOf(connector.id), entitiesOf(userId, connector)]);
       if (!subject) return false;
       if (policy.mode === 'structured') return granted(policy, subject.groups);
-      return engine.allows(connector.id, policy.document, {
+      const key = JSON.stringify(['use_connector', userId, connector.id, connector.name, connector.gateway_id]);
+      return cedarAllows(since, key, policy.document, {
+        connectorId: connector.id,
         principal: userId,
         action: 'use_connector',
         resource: { type: 'Toolyard::Connector', id: connector.id },
@@ -114,19 +146,18 @@ export function createConnectorDecisions(options: ConnectorDecisionsOptions): Co
     },
 
     async allowedTools(userId, connector, tools) {
+      const since = generation;
       const [policy, subject] = await Promise.all([policyOf(connector.id), entitiesOf(userId, connector)]);
       if (!subject) return new Set();
       // structured statements permit use_connector on the connector, and call_tool is in use_connector
       if (policy.mode === 'structured') return new Set(granted(policy, subject.groups) ? tools.map((tool) => tool.name) : []);
       const allowed = new Set<string>();
       for (const tool of tools) {
-        const entity: CedarEntity = {
-          uid: { type: 'Toolyard::Tool', id: tool.name },
-          attrs: { name: tool.name, read_only_hint: tool.readOnlyHint ?? false, destructive_hint: tool.destructiveHint ?? true },
-          parents: [{ type: 'Toolyard::Connector', id: connector.id }],
-        };
-        const request = { principal: userId, action: 'call_tool' as const, resource: { type: 'Toolyard::Tool' as const, id: tool.name }, context: contextOf(connector), entities: [...subject.entities, entity] };
-        if (engine.allows(connector.id, policy.document, request)) allowed.add(tool.name);
+        const hints = { read_only_hint: tool.readOnlyHint ?? false, destructive_hint: tool.destructiveHint ?? true };
+        const entity: CedarEntity = { uid: { type: 'Toolyard::Tool', id: tool.name }, attrs: { name: tool.name, ...hints }, parents: [{ type: 'Toolyard::Connector', id: connector.id }] };
+        const key = JSON.stringify(['call_tool', userId, connector.id, connector.name, connector.gateway_id, tool.name, hints.read_only_hint, hints.destructive_hint]);
+        const request = { connectorId: connector.id, principal: userId, action: 'call_tool' as const, resource: { type: 'Toolyard::Tool' as const, id: tool.name }, context: contextOf(connector), entities: [...subject.entities, entity] };
+        if (cedarAllows(since, key, policy.document, request)) allowed.add(tool.name);
       }
       return allowed;
     },
