@@ -7,6 +7,8 @@ import { registerConnectorRoutes } from './routes.js';
 import { ConnectorSchema } from './schemas.js';
 import { createConnectorService } from './service.js';
 
+export { endpointKeyOf } from './validate.js';
+
 /** Connectors of each gateway: /v1/gateways/{gateway_id}/connectors (the admin routes of PLATFORM-API Part 4 §2). */
 export function registerConnectorsFeature(context: PlatformContext, options: { secrets: ManagedSecrets; gateways: Gateways }): void {
   const { http, db, clock, ids, audit, access, logger } = context;
