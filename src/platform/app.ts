@@ -28,6 +28,7 @@ import type { PlatformConfig } from './config.js';
 import type { PlatformContext } from './context.js';
 import type { PlatformDatabase } from './db.js';
 import { registerDirectoryFeature } from './directory/index.js';
+import { registerDiscoveredServersFeature } from './discovered-servers/index.js';
 import { registerGatewaysFeature, type Gateways } from './gateways/index.js';
 import { registerScimFeature } from './scim/index.js';
 import { createPlatformAccess } from './identity/access.js';
@@ -58,6 +59,8 @@ export interface PlatformAppOptions {
   /** Least time between JWKS fetches caused by unknown key ids (default 30 s; tests shorten it). */
   jwksCooldownMs?: number;
   spanExporter?: SpanExporter;
+  /** The process environment (KUBECONFIG, KUBERNETES_SERVICE_HOST say where the discovery cluster is); default process.env. */
+  env?: Record<string, string | undefined>;
   /** Routes added after the features and before the app is ready (benchmarks and tests of the gateway steps). */
   extraRoutes?: (context: PlatformContext, features: PlatformFeatures) => void;
 }
@@ -159,7 +162,7 @@ export async function buildPlatformApp(options: PlatformAppOptions): Promise<Pla
     lifecycle: { onStart: (task) => starts.push(task), onClose: (task) => closes.push(task) },
   };
   registerAuditRoutes(http, { audit: authorizeAudit(audit, access), access });
-  const features = await registerFeatures(context, { verifyToken: tokens && ((token) => tokens.verify(token)) });
+  const features = await registerFeatures(context, { verifyToken: tokens && ((token) => tokens.verify(token)) }, options.env ?? process.env);
   options.extraRoutes?.(context, features);
   await http.ready();
 
@@ -186,7 +189,11 @@ export async function buildPlatformApp(options: PlatformAppOptions): Promise<Pla
 }
 
 /** Each feature of the platform, in the order their routes are added. */
-async function registerFeatures(context: PlatformContext, gateway: { verifyToken: ((token: string) => Promise<VerifiedToken>) | undefined }): Promise<PlatformFeatures> {
+async function registerFeatures(
+  context: PlatformContext,
+  gateway: { verifyToken: ((token: string) => Promise<VerifiedToken>) | undefined },
+  env: Record<string, string | undefined>,
+): Promise<PlatformFeatures> {
   registerDirectoryFeature(context);
   await registerScimFeature(context);
   await registerClientConfigFeature(context);
@@ -201,7 +208,8 @@ async function registerFeatures(context: PlatformContext, gateway: { verifyToken
   const { decisions } = registerConnectorPoliciesFeature(context);
   registerConnectorsFeature(context, { secrets, gateways, decisions });
   const { connections } = registerConnectionsFeature(context, { decisions, gateways });
-  const credentials = registerConnectorCredentialsFeature(context, { secrets, clusterSecrets: undefined });
+  const clusterSecrets = registerDiscoveredServersFeature(context, { gateways, env });
+  const credentials = registerConnectorCredentialsFeature(context, { secrets, clusterSecrets });
   const toolUsage = await registerToolUsageFeature(context, { gateways });
   return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections, credentials, toolUsage };
 }

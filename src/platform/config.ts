@@ -4,6 +4,7 @@ import { checkProviders, checkUrl, loggingSchema, providerSchema, roleSchema, te
 import { databaseConfigSchema } from '../core/config/database.js';
 import { parseDuration } from '../core/config/duration.js';
 import { loadConfig, readConfigFile } from '../core/config/load.js';
+import { KubernetesSourceSchema } from '../core/kubernetes/schema.js';
 
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 /** A connector gateway id (PLATFORM-API Part 4 §1). */
@@ -211,6 +212,11 @@ export const PlatformConfigSchema = Type.Object(
           maxLength: 64,
           default: 'production',
           description: 'the environment this process serves (production, staging, ...): recorded on every tool call and given to connector policies as context.environment',
+        }),
+        discovery: Type.Optional({
+          ...KubernetesSourceSchema,
+          description:
+            'the Kubernetes cluster whose annotated Services and custom resources are offered as discovered MCP servers (GET /v1/gateways/<id>/discovered-servers), and whose Secrets cluster_secret references name',
         }),
       },
       { default: {}, additionalProperties: false, description: 'the connector gateway: connectors offered to people through one MCP endpoint per gateway' },

@@ -12,6 +12,9 @@ export interface FakeObject {
   kind?: string;
   metadata: { name: string; namespace: string; annotations?: Record<string, string>; resourceVersion?: string; uid?: string };
   spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  /** A Secret's values, base64 as the API gives them. */
+  data?: Record<string, string>;
 }
 
 export interface FakeKubeRequest {
@@ -57,12 +60,14 @@ export interface FakeKubernetes {
   close(): Promise<void>;
 }
 
+/** One object by name: `GET /api/v1/namespaces/<ns>/secrets/<name>` (how Secrets are read at use time). */
+const OBJECT_PATH = /^\/(?:api\/v1|apis\/([^/]+)\/([^/]+))\/namespaces\/([^/]+)\/([^/]+)\/([^/]+)$/;
 const COLLECTION_PATH = /^\/(?:api\/v1|apis\/([^/]+)\/([^/]+))(?:\/namespaces\/([^/]+))?\/([^/]+)$/;
 
 /**
  * A stand-in for the Kubernetes API server, enough for list+watch: lists carry
  * metadata.resourceVersion, `?watch=1|true` streams chunked JSON lines from a resourceVersion, and
- * compaction answers 410 Gone. No cluster runs here, so the kubernetes source is tested against it.
+ * compaction answers 410 Gone; single objects are read by name. No cluster runs here, so the kubernetes source is tested against it.
  */
 export async function startFakeKubernetes(): Promise<FakeKubernetes> {
   const objects = new Map<FakeCollection, Map<string, FakeObject>>();
@@ -89,6 +94,15 @@ export async function startFakeKubernetes(): Promise<FakeKubernetes> {
     const watching = ['1', 'true'].includes(url.searchParams.get('watch') ?? '');
     const resourceVersion = url.searchParams.get('resourceVersion') ?? undefined;
     requests.push({ path: url.pathname, watch: watching, resourceVersion });
+    const single = OBJECT_PATH.exec(url.pathname);
+    if (single && request.method === 'GET') {
+      const [, group, version, namespace, plural, name] = single;
+      const collection = group === undefined ? (plural ?? '') : `${group}/${version ?? ''}/${plural ?? ''}`;
+      const found = objects.get(collection)?.get(`${namespace ?? ''}/${name ?? ''}`);
+      if (found) response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(found));
+      else response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 404, reason: 'NotFound', message: `${plural ?? ''} "${name ?? ''}" not found` }));
+      return;
+    }
     if (!match || request.method !== 'GET') {
       response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 404, reason: 'NotFound' }));
       return;

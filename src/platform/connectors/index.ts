@@ -10,6 +10,8 @@ import { createConnectorService } from './service.js';
 import { createVisibleConnectors } from './visible.js';
 import { registerVisibleConnectorRoutes } from './visible-routes.js';
 
+export { endpointKeyOf } from './validate.js';
+
 /**
  * Connectors of each gateway: /v1/gateways/{gateway_id}/connectors (the admin routes of PLATFORM-API Part 4
  * §2) and /v1/me/gateways/{gateway_id}/connectors (those visible to the caller).

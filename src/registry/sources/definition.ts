@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { parseDuration } from '../../core/config/duration.js';
 import type { FilterConfig, SourceKind } from '../tables.js';
-import { KubernetesSourceSchema } from './providers/kubernetes/schema.js';
+import { KubernetesSourceSchema } from '../../core/kubernetes/schema.js';
 
 const Duration = (description: string) => Type.String({ description: `${description} (a duration: 30s, 5m, 1h30m)` });
 const StringList = (description: string) => Type.Array(Type.String({ minLength: 1 }), { description });

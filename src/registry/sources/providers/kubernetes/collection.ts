@@ -1,7 +1,7 @@
 import { ApiException, CoreV1Api, CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { objectKey, type KubeObject } from './objects.js';
-import type { KubernetesResource } from './schema.js';
+import { objectKey, type KubeObject } from '../../../../core/kubernetes/objects.js';
+import type { KubernetesResource } from '../../../../core/kubernetes/schema.js';
 
 /** One list+watch target: Services or one custom resource, in one namespace or in all of them. */
 export interface CollectionTarget {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { exportedEntry, parseClaims, type KubeObject } from './objects.js';
+import type { KubeObject } from '../../../../core/kubernetes/objects.js';
+import { exportedEntry } from './objects.js';
 
 const service = (annotations: Record<string, string>, ports: { port?: number }[] = [{ port: 80 }]): KubeObject => ({
   metadata: { name: 'svc', namespace: 'ns', annotations },
@@ -39,12 +40,5 @@ describe('kubernetes object export', () => {
   it('skips a Service without ports unless a URL is given', () => {
     expect(exportedEntry(service(base, []), true)).toMatchObject({ kind: 'skipped', error: true });
     expect(exportedEntry(service({ ...base, 'toolyard.dev/registry-url': 'http://x/mcp' }, []), true).kind).toBe('entry');
-  });
-
-  it('parses claims of strings and string lists only', () => {
-    expect(parseClaims('{"a":"b","c":["d"]}')).toEqual({ a: 'b', c: ['d'] });
-    expect(parseClaims(undefined)).toEqual({});
-    expect(parseClaims('{"a":1}')).toMatch(/must map to a string/);
-    expect(parseClaims('{oops')).toMatch(/not valid JSON/);
   });
 });

@@ -1,4 +1,3 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../../core/clock.js';
@@ -8,7 +7,9 @@ import { countRecords, keyOf, writeSourceEntries } from '../../../sync/operation
 import type { IngestRecord } from '../records.js';
 import { Collection, collectionTargets } from './collection.js';
 import { exportedEntry } from './objects.js';
-import type { KubernetesSourceConfig } from './schema.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig } from '../../../../core/kubernetes/config.js';
+import type { KubernetesSourceConfig } from '../../../../core/kubernetes/schema.js';
 
 const REPORTED_PROBLEMS = 3;
 
@@ -34,16 +35,6 @@ export interface Snapshot {
   records: IngestRecord[];
   problems: string[];
   errors: number;
-}
-
-/** The kubeconfig file of the source, else KUBECONFIG, else the pod's service account. */
-export function loadKubeConfig(config: KubernetesSourceConfig, env: Record<string, string | undefined>): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  if (config.kubeconfig !== undefined) kubeConfig.loadFromFile(config.kubeconfig);
-  else if (env.KUBECONFIG) kubeConfig.loadFromDefault();
-  else if (env.KUBERNETES_SERVICE_HOST) kubeConfig.loadFromCluster();
-  else throw new Error('no kubeconfig key, no KUBECONFIG variable, and not running in a cluster');
-  return kubeConfig;
 }
 
 /** The union of every collection's exported objects; on a repeated name@version the first object (by key) wins. */

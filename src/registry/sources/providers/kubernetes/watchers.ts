@@ -5,7 +5,7 @@ import { Counter, type Registry } from '../../../../core/telemetry/metrics.js';
 import type { RegistryDatabase } from '../../../tables.js';
 import { releaseLease, renewLease, takeLeases } from '../../../sync/operations/claim-due-sources.js';
 import { listKubernetesSources, onlyKubernetesSources } from '../../../sync/store.js';
-import type { KubernetesSourceConfig } from './schema.js';
+import type { KubernetesSourceConfig } from '../../../../core/kubernetes/schema.js';
 import { SourceWatch } from './source-watch.js';
 
 export interface KubernetesWatchersOptions {
