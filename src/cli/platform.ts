@@ -48,6 +48,18 @@ export function registerPlatformCommands(program: Command): void {
     });
 
   platform
+    .command('verify-export')
+    .description('verify exported tool-call records offline: their hash chain and signed checkpoints (exit 0 ok, 1 broken, 2 unreadable input)')
+    .argument('<file>', 'an export page of GET /v1/tool-usage/export, or a JSON array of pages')
+    .requiredOption('--jwks <file|url>', "the platform's public keys (its /.well-known/jwks.json)")
+    .option('--allow-gaps', 'accept missing sequences (an export filtered by environment or time)')
+    .option('--json', 'print each verdict as a JSON object')
+    .action(async (file: string, options: { jwks: string; allowGaps?: boolean; json?: boolean }) => {
+      const { verifyExportCommand } = await import('./platform-verify-export.js');
+      process.exitCode = await verifyExportCommand(file, options);
+    });
+
+  platform
     .command('check-config')
     .description('validate a configuration file and exit')
     .requiredOption('-c, --config <file>', 'YAML configuration file')

@@ -34,5 +34,7 @@ export async function registerToolUsageFeature(context: PlatformContext, options
     context.lifecycle.onStart(() => job.start());
     context.lifecycle.onClose(() => job.stop());
   }
+  // registered last, so it runs first on close: records still in flight commit before the timer and the database stop
+  context.lifecycle.onClose(() => recorder.flush());
   return { record: (usage) => recorder.record(usage), checkpoints: job };
 }

@@ -40,7 +40,12 @@ class Tally<Row extends { count: number }> {
  * The recorder with group commit: calls arriving while a transaction is in flight go into the next one, which
  * takes each chain head's row lock once for all its records. A record's promise settles once it is committed.
  */
-export function createToolUsageRecorder(options: ToolUsageRecorderOptions): ToolUsageRecorder {
+export interface BatchingRecorder extends ToolUsageRecorder {
+  /** Waits for every record already handed over to be committed or refused (before the database closes). */
+  flush(): Promise<void>;
+}
+
+export function createToolUsageRecorder(options: ToolUsageRecorderOptions): BatchingRecorder {
   const { db, clock, ids, signer, checkpointEvery } = options;
 
   const appendChain = async (trx: Transaction<PlatformDatabase>, chainId: string, usages: ToolCallUsage[]) => {
@@ -116,5 +121,16 @@ export function createToolUsageRecorder(options: ToolUsageRecorderOptions): Tool
     return usages.map(() => undefined);
   }, options.maxBatch ?? 100);
 
-  return { record: (usage) => batcher.submit(usage) };
+  const inFlight = new Set<Promise<unknown>>();
+  return {
+    record(usage) {
+      const committed = batcher.submit(usage);
+      const settled = committed.catch(() => undefined).finally(() => inFlight.delete(settled));
+      inFlight.add(settled);
+      return committed;
+    },
+    async flush() {
+      await Promise.all([...inFlight]);
+    },
+  };
 }
