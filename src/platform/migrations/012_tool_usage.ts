@@ -60,6 +60,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       count bigint not null,
       primary key (chain_id, width, bucket_start, environment, connector_id, tool_name, decision)
     )`.execute(db);
+  // calls per bucket by one dimension's key ('' for dimension none): what the summary and the time series
+  // read, a few rows per bucket where tool_usage_counts holds one per connector, tool and decision
+  await sql`
+    create table tool_usage_series (
+      chain_id text not null,
+      dimension text not null check (dimension in ('none', 'decision', 'connector', 'tool')),
+      width integer not null,
+      bucket_start timestamptz not null,
+      environment text not null,
+      key text not null,
+      count bigint not null,
+      primary key (chain_id, dimension, width, bucket_start, environment, key)
+    )`.execute(db);
   await sql`
     create table tool_usage_user_counts (
       chain_id text not null,

@@ -62,6 +62,25 @@ export async function countsByBucket(db: Db, scope: Scope, blocks: Block[], widt
   return rows;
 }
 
+/**
+ * Calls per bucket (none: one row) and key of a dimension, from the series roll-up; a connector's own
+ * counts come from countsByBucket, as the series keep no connector beside another dimension.
+ */
+export async function seriesByBucket(db: Db, scope: Scope, blocks: Block[], width: number | undefined, dimension: Dimension | undefined): Promise<{ bucket: number; key: string; count: number }[]> {
+  const stored = dimension === undefined || dimension === 'environment' ? 'none' : dimension;
+  const rolledKey = dimension === undefined ? sql`''` : dimension === 'environment' ? sql`environment` : sql`key`;
+  const parts = blocks.map((block) =>
+    block.width === 0
+      ? sql`select ${bucketOf(sql`occurred_at`, width)} as bucket, ${KEYS[dimension ?? 'none']} as key, count(*) as n from tool_usage_records
+            where ${scoped(scope)} and occurred_at >= ${new Date(block.from)} and occurred_at < ${new Date(block.to)} group by 1, 2`
+      : sql`select ${bucketOf(sql`bucket_start`, width)} as bucket, ${rolledKey} as key, sum(count) as n from tool_usage_series
+            where ${scoped(scope)} and dimension = ${stored} and width = ${block.width} and bucket_start >= ${new Date(block.from)} and bucket_start < ${new Date(block.to)} group by 1, 2`,
+  );
+  if (parts.length === 0) return [];
+  const { rows } = await sql<{ bucket: number; key: string; count: number }>`select bucket, key, sum(n)::float8 as count from (${sql.join(parts, sql` union all `)}) as parts group by 1, 2`.execute(db);
+  return rows;
+}
+
 export async function distinctUsers(db: Db, scope: Scope, blocks: Block[]): Promise<number> {
   const union = blockUnion(blocks, 'tool_usage_user_counts', scope, () => sql`user_id`, 'group by 1');
   const { rows } = await sql<{ users: number }>`select count(distinct user_id)::float8 as users from (${union}) as parts`.execute(db);

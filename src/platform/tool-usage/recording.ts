@@ -6,8 +6,8 @@ import type { PlatformDatabase } from '../db.js';
 import { GENESIS_HASH, recordHash } from './chain.js';
 import type { CheckpointSigner } from './checkpoints.js';
 import type { ToolCallUsage, ToolUsageRecorder } from './recorder.js';
-import { addCounts, addGroupCounts, addUserCounts, insertRecords, lockHead, moveHead } from './store.js';
-import type { ToolUsageCountsTable, ToolUsageGroupCountsTable, ToolUsageRecordsTable, ToolUsageUserCountsTable } from './tables.js';
+import { addCounts, addGroupCounts, addSeries, addUserCounts, insertRecords, lockHead, moveHead } from './store.js';
+import type { ToolUsageCountsTable, ToolUsageGroupCountsTable, ToolUsageRecordsTable, ToolUsageSeriesTable, ToolUsageUserCountsTable } from './tables.js';
 import { alignDown, COUNT_WIDTHS, USER_WIDTHS } from './windows.js';
 
 export interface ToolUsageRecorderOptions {
@@ -53,6 +53,7 @@ export function createToolUsageRecorder(options: ToolUsageRecorderOptions): Batc
     const head = await lockHead(trx, chainId, GENESIS_HASH, now);
     const records: Insertable<ToolUsageRecordsTable>[] = [];
     const counts = new Tally<Insertable<ToolUsageCountsTable> & { count: number }>();
+    const series = new Tally<Insertable<ToolUsageSeriesTable> & { count: number }>();
     const users = new Tally<Insertable<ToolUsageUserCountsTable> & { count: number }>();
     const groups = new Tally<Insertable<ToolUsageGroupCountsTable> & { count: number }>();
     const toSign: { sequence: number; hash: string }[] = [];
@@ -88,6 +89,10 @@ export function createToolUsageRecorder(options: ToolUsageRecorderOptions): Batc
           decision: usage.decision,
           connector_name: usage.connector_name,
         });
+        const keys = { none: '', decision: usage.decision, connector: usage.connector_id, tool: `${usage.connector_id}/${usage.tool_name}` } as const;
+        for (const [dimension, key] of Object.entries(keys) as [keyof typeof keys, string][]) {
+          series.add([dimension, width, bucket, usage.environment, key], { ...base, dimension, width, bucket_start: new Date(bucket), key });
+        }
         for (const group of usage.groups) {
           groups.add([width, bucket, usage.environment, usage.connector_id, group.id], { ...base, width, bucket_start: new Date(bucket), connector_id: usage.connector_id, group_id: group.id, group_name: group.name });
         }
@@ -102,6 +107,7 @@ export function createToolUsageRecorder(options: ToolUsageRecorderOptions): Batc
     }
     await insertRecords(trx, records);
     await addCounts(trx, counts.values());
+    await addSeries(trx, series.values());
     await addUserCounts(trx, users.values());
     await addGroupCounts(trx, groups.values());
     if (signer) for (const checkpoint of toSign) await signer.sign(trx, chainId, checkpoint.sequence, checkpoint.hash);

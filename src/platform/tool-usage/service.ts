@@ -194,7 +194,7 @@ export function createToolUsageService(options: ToolUsageServiceOptions): ToolUs
       const scope = scopeOf(query);
       const window = await windowOf(query, scope);
       const [counts, users] = await Promise.all([
-        read.countsByBucket(db, scope, cover(window.from, window.to, COUNT_WIDTHS), undefined, undefined),
+        read.seriesByBucket(db, scope, cover(window.from, window.to, COUNT_WIDTHS), undefined, undefined),
         read.distinctUsers(db, scope, cover(window.from, window.to, USER_WIDTHS)),
       ]);
       return { active_user_count: users, tool_call_count: counts.reduce((sum, row) => sum + row.count, 0) };
@@ -205,7 +205,7 @@ export function createToolUsageService(options: ToolUsageServiceOptions): ToolUs
       const window = await windowOf(query, scope);
       const width = bucketWidthSeconds(window.to - window.from);
       const blocks = cover(window.from, window.to, COUNT_WIDTHS.filter((candidate) => candidate <= width));
-      const rows = await read.countsByBucket(db, scope, blocks, width, query.dimension);
+      const rows = await read.seriesByBucket(db, scope, blocks, width, query.dimension);
       const byBucket = new Map<number, { key: string; tool_call_count: number }[]>();
       for (const row of rows) byBucket.set(row.bucket, [...(byBucket.get(row.bucket) ?? []), { key: row.key, tool_call_count: row.count }]);
       const buckets = bucketStarts(window.from, window.to, width).map((start) => {

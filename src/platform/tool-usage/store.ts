@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { PlatformDatabase } from '../db.js';
-import type { ToolUsageCheckpointsTable, ToolUsageCountsTable, ToolUsageGroupCountsTable, ToolUsageRecordsTable, ToolUsageUserCountsTable } from './tables.js';
+import type { ToolUsageCheckpointsTable, ToolUsageCountsTable, ToolUsageGroupCountsTable, ToolUsageRecordsTable, ToolUsageSeriesTable, ToolUsageUserCountsTable } from './tables.js';
 
 /* The writes of the tool-usage chain: its head, records, roll-ups and checkpoints (SQL only). */
 
@@ -48,6 +48,16 @@ export async function addCounts(trx: Trx, rows: Insertable<ToolUsageCountsTable>
           .columns(['chain_id', 'width', 'bucket_start', 'environment', 'connector_id', 'tool_name', 'decision'])
           .doUpdateSet({ count: sql`tool_usage_counts.count + excluded.count`, connector_name: sql`excluded.connector_name` }),
       )
+      .execute(),
+  );
+}
+
+export async function addSeries(trx: Trx, rows: Insertable<ToolUsageSeriesTable>[]): Promise<void> {
+  await inChunks(rows, (chunk) =>
+    trx
+      .insertInto('tool_usage_series')
+      .values(chunk)
+      .onConflict((conflict) => conflict.columns(['chain_id', 'dimension', 'width', 'bucket_start', 'environment', 'key']).doUpdateSet({ count: sql`tool_usage_series.count + excluded.count` }))
       .execute(),
   );
 }

@@ -57,6 +57,11 @@ export interface ToolUsageCountsTable extends RollUp {
   connector_name: string;
 }
 
+export interface ToolUsageSeriesTable extends RollUp {
+  dimension: 'none' | 'decision' | 'connector' | 'tool';
+  key: string;
+}
+
 export interface ToolUsageUserCountsTable extends RollUp {
   user_id: string;
 }
@@ -72,6 +77,7 @@ export interface ToolUsageTables {
   tool_usage_records: ToolUsageRecordsTable;
   tool_usage_checkpoints: ToolUsageCheckpointsTable;
   tool_usage_counts: ToolUsageCountsTable;
+  tool_usage_series: ToolUsageSeriesTable;
   tool_usage_user_counts: ToolUsageUserCountsTable;
   tool_usage_group_counts: ToolUsageGroupCountsTable;
 }
