@@ -12,7 +12,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 
-export type ClientTarget = { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string };
+export type ClientTarget =
+  | { kind: 'stdio'; command: string; args: string[]; tool?: string }
+  /** `headers` go with every request (a gateway's credential); `tool` names the echo tool where it is prefixed. */
+  | { kind: 'http'; url: string; headers?: Record<string, string>; tool?: string };
 
 export type Group = 'sequential' | 'concurrent';
 
@@ -55,7 +58,7 @@ async function connect(target: ClientTarget): Promise<Connected> {
     await client.connect(new StdioClientTransport({ command: target.command, args: target.args, stderr: 'ignore' }));
     return { client, close: () => client.close() };
   }
-  const transport = new StreamableHTTPClientTransport(new URL(target.url));
+  const transport = new StreamableHTTPClientTransport(new URL(target.url), { requestInit: { headers: target.headers ?? {} } });
   await client.connect(transport);
   return {
     client,
@@ -66,9 +69,9 @@ async function connect(target: ClientTarget): Promise<Connected> {
   };
 }
 
-async function echoes(client: Client, message: string): Promise<boolean> {
+async function echoes(client: Client, tool: string, message: string): Promise<boolean> {
   try {
-    const result = await client.callTool({ name: 'echo', arguments: { message } });
+    const result = await client.callTool({ name: tool, arguments: { message } });
     const content: unknown = result.content;
     if (!Array.isArray(content)) return false;
     const first: unknown = content[0];
@@ -79,22 +82,22 @@ async function echoes(client: Client, message: string): Promise<boolean> {
 }
 
 /** Makes `calls` calls one after the other; records each latency when `latencies` is given. */
-async function drive(client: Client, calls: number, latencies: number[] | undefined): Promise<number> {
+async function drive(client: Client, tool: string, calls: number, latencies: number[] | undefined): Promise<number> {
   let errors = 0;
   for (let i = 0; i < calls; i++) {
     const started = performance.now();
-    const ok = await echoes(client, `bench-${i}`);
+    const ok = await echoes(client, tool, `bench-${i}`);
     latencies?.push(performance.now() - started);
     if (!ok) errors++;
   }
   return errors;
 }
 
-async function slice(group: Connected[], request: ClientRequest): Promise<ClientSlice> {
-  const warmupErrors = await Promise.all(group.map(({ client }) => drive(client, request.warmupCalls, undefined)));
+async function slice(group: Connected[], tool: string, request: ClientRequest): Promise<ClientSlice> {
+  const warmupErrors = await Promise.all(group.map(({ client }) => drive(client, tool, request.warmupCalls, undefined)));
   const latencies: number[] = [];
   const started = performance.now();
-  const errors = await Promise.all(group.map(({ client }) => drive(client, request.calls, latencies)));
+  const errors = await Promise.all(group.map(({ client }) => drive(client, tool, request.calls, latencies)));
   return {
     latencies,
     elapsedMs: performance.now() - started,
@@ -116,7 +119,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < options.clients[group]; i++) groups[group].push(await connect(options.target));
   }
   process.on('message', (request: ClientRequest) => {
-    void slice(groups[request.group], request).then((answer) => send(answer));
+    void slice(groups[request.group], options.target.tool ?? 'echo', request).then((answer) => send(answer));
   });
   process.once('disconnect', () => {
     void Promise.all([...groups.sequential, ...groups.concurrent].map(({ close }) => close()));

@@ -75,3 +75,17 @@ export class UnavailableError extends DomainError {
     super(message, 503);
   }
 }
+
+/** The service cannot do this for this caller at all (not a defect of the request, nor a passing failure). */
+export class NotImplementedError extends DomainError {
+  constructor(message: string) {
+    super(message, 501);
+  }
+}
+
+/** An upstream the request needed failed; the message names it. */
+export class BadGatewayError extends DomainError {
+  constructor(message: string) {
+    super(message, 502);
+  }
+}

@@ -20,6 +20,7 @@ import { registerClientConfigFeature } from './client-config/index.js';
 import type { Connections } from './connections/lookup.js';
 import { registerConnectionsFeature } from './connections/index.js';
 import { registerConnectorCredentialsFeature, type UpstreamCredentials } from './connector-credentials/index.js';
+import { registerConnectorGatewayFeature } from './connector-gateway/index.js';
 import { registerConnectorIdpsFeature } from './connector-idps/index.js';
 import type { ConnectorDecisions } from './connector-policies/decisions.js';
 import { registerConnectorPoliciesFeature } from './connector-policies/index.js';
@@ -211,5 +212,6 @@ async function registerFeatures(
   const clusterSecrets = registerDiscoveredServersFeature(context, { gateways, env });
   const credentials = registerConnectorCredentialsFeature(context, { secrets, clusterSecrets });
   const toolUsage = await registerToolUsageFeature(context, { gateways });
+  await registerConnectorGatewayFeature(context, { keys, gateways, decisions, connections, credentials, toolUsage, verifyToken: gateway.verifyToken });
   return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections, credentials, toolUsage };
 }

@@ -25,6 +25,8 @@ export const TOPICS = {
   pricing: 'pricing',
   /** any budget collection write */
   budgets: 'budgets',
+  /** any connector created, replaced or deleted */
+  connectors: 'connectors',
   /** any connector policy write (groups, document, mode) */
   connectorPolicies: 'connector.policies',
 } as const;

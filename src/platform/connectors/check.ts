@@ -1,10 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { Agent, fetch as undiciFetch } from 'undici';
-import { createGuardedLookup } from '../../core/net/address-guard.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Logger } from 'pino';
+import { createUpstreamTransports, type UpstreamTransports } from './mcp-transport.js';
 
 export type EndpointStatus = 'verified' | 'auth_required' | 'unreachable';
 
@@ -29,20 +27,10 @@ function statusOf(error: unknown): number | undefined {
   return undefined;
 }
 
-export function createEndpointChecker(options: { logger: Logger }): EndpointChecker {
-  // the connection itself is guarded, so a DNS answer that changed since the write's check cannot slip through
-  const guarded = new Agent({ connect: { lookup: createGuardedLookup({ describe: (host, address) => `${host} resolves to the private address ${address}` }) } });
+export function createEndpointChecker(options: { logger: Logger; transports?: UpstreamTransports }): EndpointChecker {
+  const transports = options.transports ?? createUpstreamTransports();
   return async (probe) => {
-    const dispatcher = probe.allowPrivateIps ? undefined : guarded;
-    const fetchVia = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...init, ...(dispatcher && { dispatcher }) } as Parameters<typeof undiciFetch>[1])) as unknown as typeof fetch;
-    const url = new URL(probe.endpoint);
-    // requestInit's headers go with every request, the SSE stream's included
-    const settings = { requestInit: { headers: probe.headers }, fetch: fetchVia };
-    const transport: Transport =
-      probe.transport === 'sse'
-        ? // eslint-disable-next-line @typescript-eslint/no-deprecated -- HTTP+SSE servers still exist and connectors may use them (§2 transport sse)
-          new SSEClientTransport(url, settings)
-        : new StreamableHTTPClientTransport(url, settings);
+    const transport = transports({ endpoint: probe.endpoint, transport: probe.transport, allowPrivateIps: probe.allowPrivateIps, headers: probe.headers });
     const client = new Client(NAME_OF_CLIENT);
     const abort = AbortSignal.timeout(TIMEOUT_MS);
     try {

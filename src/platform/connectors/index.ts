@@ -17,10 +17,10 @@ export { endpointKeyOf } from './validate.js';
  * §2) and /v1/me/gateways/{gateway_id}/connectors (those visible to the caller).
  */
 export function registerConnectorsFeature(context: PlatformContext, options: { secrets: ManagedSecrets; gateways: Gateways; decisions: ConnectorDecisions }): void {
-  const { http, db, clock, ids, audit, access, logger, identity } = context;
+  const { http, db, clock, ids, audit, access, logger, identity, changes } = context;
   http.addSchema(ConnectorSchema);
   const checkEndpoint = createEndpointChecker({ logger });
-  const service = createConnectorService({ db, clock, ids, audit, secrets: options.secrets, gateways: options.gateways, checkEndpoint });
+  const service = createConnectorService({ db, clock, ids, audit, secrets: options.secrets, gateways: options.gateways, checkEndpoint, changes });
   registerConnectorRoutes(http, { service: authorizeConnectors(service, access), access });
   registerVisibleConnectorRoutes(http, { visible: createVisibleConnectors({ db, identity, decisions: options.decisions, gateways: options.gateways }), access });
 }

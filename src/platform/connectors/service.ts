@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.js';
+import type { ChangeFeed } from '../../core/db/change-feed.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import type { Ids } from '../../core/ids.js';
 import type { AuditTrail } from '../audit/service.js';
+import { TOPICS } from '../context.js';
 import type { PlatformDatabase } from '../db.js';
 import { cursorsOf, keysetOf } from '../directory/paging.js';
 import type { Page, PageQuery } from '../directory/schemas.js';
@@ -33,6 +35,8 @@ export interface ConnectorServiceOptions {
   secrets: ManagedSecrets;
   gateways: Gateways;
   checkEndpoint: EndpointChecker;
+  /** Connector writes are announced on it (the connector gateway serves connectors from memory). */
+  changes: ChangeFeed;
 }
 
 const LIST = 'connectors';
@@ -85,7 +89,14 @@ const probeChanged = (before: ConnectorRow, body: ConnectorBody, auth: StoredAut
   before.endpoint !== body.endpoint || before.transport !== body.transport || before.allow_private_ips !== (body.allow_private_ips ?? false) || JSON.stringify(before.auth) !== JSON.stringify(auth);
 
 export function createConnectorService(options: ConnectorServiceOptions): ConnectorService {
-  const { db, clock, ids, audit, secrets, gateways, checkEndpoint } = options;
+  const { db, clock, ids, audit, secrets, gateways, checkEndpoint, changes } = options;
+  /** Inside the write's transaction: the news leaves with the commit. */
+  const announce = (trx: Kysely<PlatformDatabase>) => changes.publish(trx as never, TOPICS.connectors);
+  /** After the commit: this replica's followers learn it now, not at the next poll. */
+  const settled = async <T>(result: T): Promise<T> => {
+    await changes.check();
+    return result;
+  };
 
   const gateway = (gatewayId: string) => {
     if (!gateways.list().some((candidate) => candidate.id === gatewayId)) throw new NotFoundError(`no connector gateway with id "${gatewayId}" (GET /v1/gateways lists them)`);
@@ -141,9 +152,10 @@ export function createConnectorService(options: ConnectorServiceOptions): Connec
           await holdSecrets(trx, row, normalized);
           const created = presentConnector(row);
           await audit.record(trx, { actor, action: 'connector.create', targetType: 'connector', targetId: row.id, after: created });
+          await announce(trx);
           return created;
         }),
-      );
+      ).then(settled);
     },
 
     async list(_actor, gatewayId, query) {
@@ -187,9 +199,10 @@ export function createConnectorService(options: ConnectorServiceOptions): Connec
           await holdSecrets(trx, row, normalized);
           const after = presentConnector(row);
           await audit.record(trx, { actor, action: 'connector.replace', targetType: 'connector', targetId: id, before: presentConnector(before), after });
+          await announce(trx);
           return after;
         }),
-      );
+      ).then(settled);
     },
 
     async delete(actor, gatewayId, id) {
@@ -200,7 +213,9 @@ export function createConnectorService(options: ConnectorServiceOptions): Connec
         await secrets.releaseReferences(trx, { type: CONNECTOR_OWNER_TYPE, id });
         await deleteConnector(trx, id);
         await audit.record(trx, { actor, action: 'connector.delete', targetType: 'connector', targetId: id, before: presentConnector(row) });
+        await announce(trx);
       });
+      await settled(undefined);
     },
   };
 }

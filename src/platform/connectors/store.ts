@@ -31,6 +31,11 @@ export async function listConnectors(db: Db, gatewayId: string, page: Keyset): P
   return query.orderBy('name', direction).orderBy('id', direction).limit(page.limit + 1).execute();
 }
 
+/** Every connector of every gateway (the connector gateway's read model). */
+export async function allConnectors(db: Db): Promise<ConnectorRow[]> {
+  return db.selectFrom('connectors').selectAll().orderBy('gateway_id').orderBy('name').execute();
+}
+
 export async function providerExists(db: Db, id: string): Promise<boolean> {
   // the share lock makes a concurrent delete of the provider wait for this write (and then meet the foreign key)
   return (await db.selectFrom('connector_identity_providers').select('id').where('id', '=', id).forShare().executeTakeFirst()) !== undefined;

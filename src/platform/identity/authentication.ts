@@ -9,9 +9,9 @@ import type { PlatformConfig } from '../config.js';
 
 /**
  * Served without a token in every mode (SCIM checks its provisioners' own tokens; the LLM gateway takes
- * virtual keys as well as tokens, and checks both in its own authentication step).
+ * virtual keys as well as tokens, and checks both in its own authentication step; so does the connector gateway).
  */
-const PUBLIC_PREFIXES = ['/health', '/readiness', '/version', '/metrics', '/openapi.json', '/api/doc', '/.well-known', '/scim', '/llm'];
+const PUBLIC_PREFIXES = ['/health', '/readiness', '/version', '/metrics', '/openapi.json', '/api/doc', '/.well-known', '/scim', '/llm', '/connector-gateway'];
 const PUBLIC_PATHS = ['/v1/configuration'];
 
 export interface PlatformAuthenticationOptions {

@@ -43,3 +43,15 @@ export async function groupIdsOfUser(db: Kysely<PlatformDatabase>, userId: strin
     select id from above order by id`.execute(db);
   return result.rows.map((row) => row.id);
 }
+
+/** The user's direct groups and every group above them, with their names, by id. */
+export async function groupsOfUser(db: Kysely<PlatformDatabase>, userId: string): Promise<{ id: string; name: string }[]> {
+  const result = await sql<{ id: string; name: string }>`
+    with recursive above (id) as (
+      select group_id from group_members where member_type = 'user' and member_id = ${userId}
+      union
+      select m.group_id from group_members m join above a on m.member_type = 'group' and m.member_id = a.id
+    )
+    select g.id, g.name from above a join groups g on g.id = a.id order by g.id`.execute(db);
+  return result.rows;
+}

@@ -52,13 +52,17 @@ export function readCredential(request: FastifyRequest, format: WireFormat): Cre
   return undefined;
 }
 
-const MESSAGES: Record<KeyRefusal, (key: string) => string> = {
+/** Why a key was refused, naming it by its prefix (`key`), for every gateway. */
+export const KEY_REFUSALS: Record<KeyRefusal, (key: string) => string> = {
   invalid_api_key: (key) => `the API key ${key} is not valid (not a key of this platform, or a secret rotated out)`,
   key_disabled: (key) => `the API key ${key} is disabled`,
   key_revoked: (key) => `the API key ${key} is revoked`,
   key_expired: (key) => `the API key ${key} has expired`,
   user_inactive: (key) => `the owner of the API key ${key} is inactive in the directory`,
 };
+
+/** A key secret as messages name it: its prefix (all a key's list shows), never other text that was sent. */
+export const keyNamed = (secret: string): string => (looksLikeSecret(secret) ? `${prefixOf(secret)}…` : 'sent');
 
 /** A 401 in the body the calling SDK understands (PLATFORM-API Part 3 §1.1). */
 export function sendUnauthenticated(request: FastifyRequest, reply: FastifyReply, format: WireFormat, code: string, detail: string): FastifyReply {
@@ -89,9 +93,8 @@ export function createGatewayAuthentication(options: GatewayAuthenticationOption
         }
         if (credential.kind === 'key') {
           const verdict = verifier.verify(credential.value);
-          // a key's prefix names it without revealing it (it is all a key's list shows); other text is not echoed
-          const named = looksLikeSecret(credential.value) ? `${prefixOf(credential.value)}…` : 'sent';
-          if (!verdict.ok) return sendUnauthenticated(request, reply, format, verdict.code, MESSAGES[verdict.code](named));
+          const named = keyNamed(credential.value);
+          if (!verdict.ok) return sendUnauthenticated(request, reply, format, verdict.code, KEY_REFUSALS[verdict.code](named));
           request.gatewayPrincipal = { kind: 'key', key: verdict.principal };
           return;
         }

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WireFormat } from '../keys/gateway-auth.js';
 import type { UsageEvent, UsageOutcome } from '../usage/schemas.js';
-import type { GatewayCaller } from './identity.js';
+import type { GatewayCaller } from '../identity/callers.js';
 
 /** One gateway request from the moment its caller is known (checks 1–3 passed). */
 export interface GatewayRequest {

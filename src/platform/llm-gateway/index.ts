@@ -6,7 +6,7 @@ import type { PricingFeature } from '../pricing/index.js';
 import { createAdmitter } from './admission.js';
 import { usageEvent } from './event.js';
 import { createExchanges } from './exchange.js';
-import { createCallerIdentities } from './identity.js';
+import { createCallerIdentities } from '../identity/callers.js';
 import { createListedModels } from './models.js';
 import { createPipeline } from './pipeline.js';
 import { registerGatewayRoutes } from './routes.js';

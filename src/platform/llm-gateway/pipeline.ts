@@ -5,7 +5,7 @@ import type { WireFormat } from '../keys/gateway-auth.js';
 import type { Admitter } from './admission.js';
 import { usageEvent, type GatewayRequest } from './event.js';
 import type { createExchanges } from './exchange.js';
-import type { CallerIdentities } from './identity.js';
+import type { CallerIdentities } from '../identity/callers.js';
 import type { Settlements } from './settlement.js';
 import { sendGatewayError } from './wire.js';
 

@@ -4,7 +4,7 @@ import { describeFrameworkError } from '../../core/http/framework-errors.js';
 import type { HttpApp } from '../../core/http/app.js';
 import { DomainError } from '../../core/errors.js';
 import type { GatewayAuthentication, WireFormat } from '../keys/gateway-auth.js';
-import type { CallerIdentities } from './identity.js';
+import type { CallerIdentities } from '../identity/callers.js';
 import type { ListedModels } from './models.js';
 import type { createPipeline, RouteCall } from './pipeline.js';
 import { parseGatewayBody, requestProblem } from './request-body.js';

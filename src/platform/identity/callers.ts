@@ -4,8 +4,9 @@ import type { ChangeFeed } from '../../core/db/change-feed.js';
 import { UnauthenticatedError } from '../../core/errors.js';
 import { TOPICS } from '../context.js';
 import type { PlatformDatabase } from '../db.js';
-import type { IdentityResolver } from '../identity/resolver.js';
-import { findUser, groupIdsOfUser } from '../identity/store.js';
+import { ANONYMOUS_SUBJECT, type Actor } from './actor.js';
+import type { IdentityResolver } from './resolver.js';
+import { findUser, groupsOfUser } from './store.js';
 import type { GatewayPrincipal } from '../keys/gateway-auth.js';
 
 /** Who a gateway request is for (checks 2–3 passed): the directory user, its groups, and the OIDC subject its charges carry. */
@@ -15,6 +16,9 @@ export interface GatewayCaller {
   issuer: string | null;
   /** Direct and transitive groups, sorted. */
   groupIds: string[];
+  /** The same groups with their names (the tool-call usage record carries them). */
+  groups: { id: string; name: string }[];
+  email: string | null;
   /** The virtual key used; null for a token. */
   keyId: string | null;
 }
@@ -24,6 +28,8 @@ export type CallerVerdict = { ok: true; caller: GatewayCaller } | { ok: false; c
 export interface CallerIdentities {
   /** Check 3 of admission for an authenticated principal; usually answered from memory. */
   resolve(principal: GatewayPrincipal): Promise<CallerVerdict>;
+  /** The anonymous trial user (anonymous mode, a request without a credential). */
+  anonymous(): Promise<CallerVerdict>;
 }
 
 export interface CallerIdentitiesOptions {
@@ -35,11 +41,14 @@ export interface CallerIdentitiesOptions {
 interface Member {
   userId: string;
   active: boolean;
-  groupIds: string[];
+  email: string | null;
+  groups: { id: string; name: string }[];
 }
 
 /** Past this many remembered callers the memory starts over (it only saves database reads). */
 const MAX_REMEMBERED = 100_000;
+/** The memory's key for the anonymous trial user (no token binding looks like it). */
+const ANONYMOUS_KEY = '\u0000anonymous';
 
 /**
  * The directory as the gateway needs it per request, kept in memory: user → active and groups, token
@@ -72,7 +81,7 @@ export function createCallerIdentities(options: CallerIdentitiesOptions): Caller
     const since = generation;
     const user = await findUser(db, userId);
     if (!user) return undefined;
-    const member = { userId, active: user.active, groupIds: await groupIdsOfUser(db, userId) };
+    const member = { userId, active: user.active, email: user.email, groups: await groupsOfUser(db, userId) };
     remember(byUser, userId, member, since);
     return member;
   };
@@ -84,25 +93,47 @@ export function createCallerIdentities(options: CallerIdentitiesOptions): Caller
     if (known) return known;
     const since = generation;
     const resolved = await identity.resolve({ kind: 'user', issuer, subject: token.subject, claims: token.claims, provider: token.provider, roles: new Set(), requestId: null });
-    const member = { userId: resolved.user.id, active: resolved.user.active, groupIds: resolved.groupIds };
+    const member = { userId: resolved.user.id, active: resolved.user.active, email: resolved.user.email, groups: await groupsOfUser(db, resolved.user.id) };
     remember(byToken, key, member, since);
     return member;
   };
 
+  const callerOf = (member: Member, subject: string, issuer: string | null, keyId: string | null): GatewayCaller => ({
+    userId: member.userId,
+    subject,
+    issuer,
+    groupIds: member.groups.map((group) => group.id),
+    groups: member.groups,
+    email: member.email,
+    keyId,
+  });
+
   return {
+    async anonymous() {
+      let member = byToken.get(ANONYMOUS_KEY);
+      if (!member) {
+        const since = generation;
+        const actor: Actor = { kind: 'anonymous', issuer: null, subject: ANONYMOUS_SUBJECT, claims: {}, provider: null, roles: new Set(), requestId: null };
+        const resolved = await identity.resolve(actor);
+        member = { userId: resolved.user.id, active: resolved.user.active, email: resolved.user.email, groups: await groupsOfUser(db, resolved.user.id) };
+        remember(byToken, ANONYMOUS_KEY, member, since);
+      }
+      if (!member.active) return { ok: false, code: 'user_inactive', detail: 'the anonymous user is inactive in the directory' };
+      return { ok: true, caller: callerOf(member, ANONYMOUS_SUBJECT, null, null) };
+    },
     async resolve(principal) {
       if (principal.kind === 'key') {
         const { key } = principal;
         const member = await memberOfUser(key.ownerUserId);
         if (!member) return { ok: false, code: 'no_directory_user', detail: `the owner of the API key ${key.keyId} is no longer in the directory` };
         if (!member.active) return { ok: false, code: 'user_inactive', detail: `the owner of the API key ${key.keyId} is inactive in the directory` };
-        return { ok: true, caller: { userId: member.userId, subject: key.subject, issuer: key.issuer, groupIds: member.groupIds, keyId: key.keyId } };
+        return { ok: true, caller: callerOf(member, key.subject, key.issuer, key.keyId) };
       }
       const { token } = principal;
       try {
         const member = await memberOfToken(token);
         const issuer = typeof token.claims.iss === 'string' ? token.claims.iss : null;
-        return { ok: true, caller: { userId: member.userId, subject: token.subject, issuer, groupIds: member.groupIds, keyId: null } };
+        return { ok: true, caller: callerOf(member, token.subject, issuer, null) };
       } catch (error) {
         if (!(error instanceof UnauthenticatedError)) throw error;
         const inactive = /inactive/.test(error.message);
