@@ -29,6 +29,8 @@ export const TOPICS = {
   connectors: 'connectors',
   /** any connector policy write (groups, document, mode) */
   connectorPolicies: 'connector.policies',
+  /** any user's connection created, changed or deleted (the connector gateway's state included) */
+  connections: 'connections',
 } as const;
 
 /** What other features must do inside the directory's own transactions (a deleted user's keys are revoked). */

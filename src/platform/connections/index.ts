@@ -12,8 +12,9 @@ import { deleteConnectionsOfUser } from './store.js';
 export function registerConnectionsFeature(context: PlatformContext, options: { decisions: ConnectorDecisions; gateways: Gateways }): { connections: Connections } {
   const { http, db, clock, ids, audit, access, identity } = context;
   http.addSchema(ConnectionSchema);
-  const service = createConnectionService({ db, clock, ids, audit, identity, decisions: options.decisions, gateways: options.gateways });
+  const connections = createConnections({ db, clock, ids, changes: context.changes });
+  const service = createConnectionService({ db, clock, ids, audit, identity, decisions: options.decisions, gateways: options.gateways, memory: connections });
   registerConnectionRoutes(http, { service: authorizeConnections(service, access), access });
   context.hooks.userDeleted.push((trx, userId) => deleteConnectionsOfUser(trx, userId));
-  return { connections: createConnections({ db, clock, ids }) };
+  return { connections };
 }

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.js';
+import type { ChangeFeed } from '../../core/db/change-feed.js';
 import type { Ids } from '../../core/ids.js';
+import { TOPICS } from '../context.js';
 import type { PlatformDatabase } from '../db.js';
 import { deleteUserConnection, findUserConnection, upsertEnabled } from './store.js';
 
@@ -33,25 +35,78 @@ export function toolEnabled(connection: ConnectionState | undefined, toolName: s
   return connection.tools_enabled_by_default !== connection.tools_exception_list.includes(toolName);
 }
 
-/** The seam over the connections table; the connector gateway decides visibility before it calls. */
-export function createConnections(options: { db: Kysely<PlatformDatabase>; clock: Clock; ids: Ids }): Connections {
-  const { db, clock, ids } = options;
+/** The seam with its memory: the connections a replica read, forgotten whenever any replica writes one. */
+export interface ConnectionMemory extends Connections {
+  /** Announces a connection write inside the writer's transaction (every replica forgets on commit). */
+  announce(trx: Kysely<PlatformDatabase>): Promise<void>;
+  /** Forgets at once on this replica (after a local write commits, before the feed brings the news). */
+  forget(): void;
+}
+
+export interface ConnectionsOptions {
+  db: Kysely<PlatformDatabase>;
+  clock: Clock;
+  ids: Ids;
+  changes: ChangeFeed;
+}
+
+/** Past this many remembered (user, connector) pairs the memory starts over (it only saves reads). */
+const MAX_REMEMBERED = 100_000;
+
+/**
+ * The connector gateway reads a connection on every call, so answers are kept in memory (absent ones too).
+ * Connection writes, connector deletes and user deletes move a change-feed topic, and every replica then
+ * forgets everything; a read that started before the change is not remembered.
+ */
+export function createConnections(options: ConnectionsOptions): ConnectionMemory {
+  const { db, clock, ids, changes } = options;
+  const remembered = new Map<string, ConnectionState | null>();
+  let generation = 0;
+  const forget = () => {
+    generation += 1;
+    remembered.clear();
+  };
+  for (const topic of [TOPICS.connections, TOPICS.connectors, TOPICS.users]) changes.subscribe(topic, forget);
+  const written = async <T>(write: (trx: Kysely<PlatformDatabase>) => Promise<T>): Promise<T> => {
+    const result = await db.transaction().execute(async (trx) => {
+      const value = await write(trx);
+      await changes.publish(trx as never, TOPICS.connections);
+      return value;
+    });
+    forget();
+    return result;
+  };
   return {
-    find: (userId, connectorId) => findUserConnection(db, userId, connectorId),
+    async find(userId, connectorId) {
+      const key = `${userId}/${connectorId}`;
+      const known = remembered.get(key);
+      if (known !== undefined) return known ?? undefined;
+      const startedAt = generation;
+      const row = await findUserConnection(db, userId, connectorId);
+      if (startedAt === generation) {
+        if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+        remembered.set(key, row ?? null);
+      }
+      return row;
+    },
     setEnabled(userId, gatewayId, connectorId, enabled) {
       const now = clock.now();
-      return upsertEnabled(db, {
-        id: ids.uuid(),
-        gateway_id: gatewayId,
-        connector_id: connectorId,
-        user_id: userId,
-        enabled,
-        tools_enabled_by_default: true,
-        tools_exception_list: [],
-        created_at: now,
-        updated_at: now,
-      });
+      return written((trx) =>
+        upsertEnabled(trx, {
+          id: ids.uuid(),
+          gateway_id: gatewayId,
+          connector_id: connectorId,
+          user_id: userId,
+          enabled,
+          tools_enabled_by_default: true,
+          tools_exception_list: [],
+          created_at: now,
+          updated_at: now,
+        }),
+      );
     },
-    remove: (userId, connectorId) => deleteUserConnection(db, userId, connectorId),
+    remove: (userId, connectorId) => written((trx) => deleteUserConnection(trx, userId, connectorId)),
+    announce: (trx) => changes.publish(trx as never, TOPICS.connections),
+    forget,
   };
 }

@@ -13,6 +13,7 @@ import type { Actor } from '../identity/actor.js';
 import type { IdentityResolver } from '../identity/resolver.js';
 import { presentConnection } from './present.js';
 import type { Connection, CreateConnectionBody, EnabledBody, ToolsBody } from './schemas.js';
+import type { ConnectionMemory } from './lookup.js';
 import * as store from './store.js';
 
 export interface ConnectionService {
@@ -33,6 +34,8 @@ export interface ConnectionServiceOptions {
   identity: IdentityResolver;
   decisions: ConnectorDecisions;
   gateways: Gateways;
+  /** The memory the connector gateway reads: told of every write. */
+  memory: Pick<ConnectionMemory, 'announce' | 'forget'>;
 }
 
 /** Duplicates are refused rather than merged: the list is what the user sees in the narrowing. */
@@ -47,7 +50,17 @@ function checkExceptions(list: readonly string[]): void {
 const uniqueViolation = (error: unknown) => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 
 export function createConnectionService(options: ConnectionServiceOptions): ConnectionService {
-  const { db, clock, ids, audit, identity, decisions, gateways } = options;
+  const { db, clock, ids, audit, identity, decisions, gateways, memory } = options;
+  /** A connection write: announced in its transaction, forgotten here as soon as it commits. */
+  const write = async <T>(work: (trx: Kysely<PlatformDatabase>) => Promise<T>): Promise<T> => {
+    const result = await db.transaction().execute(async (trx) => {
+      const value = await work(trx);
+      await memory.announce(trx);
+      return value;
+    });
+    memory.forget();
+    return result;
+  };
 
   const page = async (list: string, by: Parameters<typeof store.listConnections>[1], query: PageQuery): Promise<Page<Connection>> => {
     const keyset = keysetOf({ list, ...query });
@@ -77,7 +90,7 @@ export function createConnectionService(options: ConnectionServiceOptions): Conn
   };
 
   const update = async (actor: Actor, action: string, before: store.ConnectionRow, fields: Parameters<typeof store.updateConnection>[2]) =>
-    db.transaction().execute(async (trx) => {
+    write(async (trx) => {
       const row = await store.updateConnection(trx, before.id, fields);
       if (!row) throw new NotFoundError(`you have no connection with id ${before.id}`);
       const after = presentConnection(row);
@@ -120,7 +133,7 @@ export function createConnectionService(options: ConnectionServiceOptions): Conn
       };
       const exists = () => new ConflictError(`connector_id: you already have a connection to connector ${connector.id}; change it (PUT /v1/me/connections/{id}/…) or delete it first`);
       try {
-        return await db.transaction().execute(async (trx) => {
+        return await write(async (trx) => {
           if (!(await store.insertConnection(trx, row))) throw exists();
           const created = presentConnection(row);
           await audit.record(trx, { actor, actorUserId: user.id, action: 'connection.create', targetType: 'connection', targetId: row.id, after: created });
@@ -156,7 +169,7 @@ export function createConnectionService(options: ConnectionServiceOptions): Conn
 
     async delete(actor, id) {
       const { user, row } = await mine(actor, id);
-      await db.transaction().execute(async (trx) => {
+      await write(async (trx) => {
         await store.deleteConnection(trx, id);
         await audit.record(trx, { actor, actorUserId: user.id, action: 'connection.delete', targetType: 'connection', targetId: id, before: presentConnection(row) });
       });
