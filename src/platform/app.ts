@@ -11,6 +11,8 @@ import { ErrorSchema } from '../core/http/schemas.js';
 import { randomIds, type Ids } from '../core/ids.js';
 import { createServiceHost, migrateServiceDatabase } from '../core/service/host.js';
 import { createLogger } from '../core/telemetry/logger.js';
+import { registerAiPoliciesFeature, type AiPoliciesFeature } from './ai-policies/index.js';
+import { aiGatewayErrorBody, isAiGatewayPath, registerAiGatewayRequestIds } from './ai-policies/request-id.js';
 import { authorizeAudit } from './audit/authz.js';
 import { registerAuditRoutes } from './audit/routes.js';
 import { registerBudgetsFeature, type BudgetsFeature } from './budgets/index.js';
@@ -83,6 +85,8 @@ export interface PlatformFeatures {
   credentials: UpstreamCredentials;
   /** The tool-call usage recorder (the connector gateway records every tools/call through it). */
   toolUsage: ToolUsageFeature;
+  /** AI policies: this replica's view of them, for the gateways' admission. */
+  aiPolicies: AiPoliciesFeature;
 }
 
 export interface PlatformApp {
@@ -136,10 +140,12 @@ export async function buildPlatformApp(options: PlatformAppOptions): Promise<Pla
   const access = createPlatformAccess(config.auth);
   const identity = createIdentityResolver({ db, clock, ids, config, audit });
   if (config.auth.mode === 'anonymous') await identity.ensureAnonymousUser();
+  registerAiGatewayRequestIds(http, ids);
   const tokens = registerPlatformAuthentication(http, {
     config,
     clock,
     logger,
+    errorBody: (request, message) => (isAiGatewayPath(request.url) ? aiGatewayErrorBody(request, 401, message) : undefined),
     ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
   });
 
@@ -211,5 +217,6 @@ async function registerFeatures(
   const clusterSecrets = registerDiscoveredServersFeature(context, { gateways, env });
   const credentials = registerConnectorCredentialsFeature(context, { secrets, clusterSecrets });
   const toolUsage = await registerToolUsageFeature(context, { gateways });
-  return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections, credentials, toolUsage };
+  const aiPolicies = await registerAiPoliciesFeature(context);
+  return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections, credentials, toolUsage, aiPolicies };
 }

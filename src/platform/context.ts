@@ -27,6 +27,8 @@ export const TOPICS = {
   budgets: 'budgets',
   /** any connector policy write (groups, document, mode) */
   connectorPolicies: 'connector.policies',
+  /** any AI policy create, patch or delete */
+  aiPolicies: 'ai.policies',
 } as const;
 
 /** What other features must do inside the directory's own transactions (a deleted user's keys are revoked). */
