@@ -11,7 +11,8 @@ import { ErrorSchema } from '../core/http/schemas.js';
 import { randomIds, type Ids } from '../core/ids.js';
 import { createServiceHost, migrateServiceDatabase } from '../core/service/host.js';
 import { createLogger } from '../core/telemetry/logger.js';
-import { registerAiPoliciesFeature, type AiPoliciesFeature } from './ai-policies/index.js';
+import { registerAiGatewayFeature } from './ai-gateway/index.js';
+import type { AiPoliciesFeature } from './ai-policies/index.js';
 import { aiGatewayErrorBody, isAiGatewayPath, registerAiGatewayRequestIds } from './ai-policies/request-id.js';
 import { authorizeAudit } from './audit/authz.js';
 import { registerAuditRoutes } from './audit/routes.js';
@@ -85,7 +86,7 @@ export interface PlatformFeatures {
   credentials: UpstreamCredentials;
   /** The tool-call usage recorder (the connector gateway records every tools/call through it). */
   toolUsage: ToolUsageFeature;
-  /** AI policies: this replica's view of them, for the gateways' admission. */
+  /** AI policies: this replica's view of them and the admission check the gateways call (not wired into them yet). */
   aiPolicies: AiPoliciesFeature;
 }
 
@@ -217,6 +218,6 @@ async function registerFeatures(
   const clusterSecrets = registerDiscoveredServersFeature(context, { gateways, env });
   const credentials = registerConnectorCredentialsFeature(context, { secrets, clusterSecrets });
   const toolUsage = await registerToolUsageFeature(context, { gateways });
-  const aiPolicies = await registerAiPoliciesFeature(context);
+  const aiPolicies = await registerAiGatewayFeature(context, { pricing });
   return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections, credentials, toolUsage, aiPolicies };
 }

@@ -3,6 +3,7 @@ import { parseDuration } from '../../core/config/duration.js';
 import type { PlatformContext } from '../context.js';
 import { authorizeAiPolicies } from './authz.js';
 import { createDatabaseBackend } from './backend.js';
+import { createAiEnforcement, type AiEnforcement } from './enforcement.js';
 import { createPageTokens } from './page-token.js';
 import { createRateLimiter } from './rate-limit.js';
 import { registerAiGatewayRoutes } from './routes.js';
@@ -13,6 +14,8 @@ import { createPolicyView, type PolicyView } from './view.js';
 export interface AiPoliciesFeature {
   /** This replica's view of every AI policy (the enforcement set is compiled from it). */
   view: PolicyView;
+  /** The in-memory admission check of the gateways (rule 13), following the view. */
+  enforcement: AiEnforcement;
 }
 
 const ONE_MIB = 1024 * 1024;
@@ -20,13 +23,18 @@ const ONE_MIB = 1024 * 1024;
 const POLL_MS = 500;
 
 /** AI gateway management (/ai-gateway/v1): AI policies on the database backend, and the routes `more` adds. */
-export async function registerAiPoliciesFeature(context: PlatformContext, more?: (scope: FastifyInstance) => void): Promise<AiPoliciesFeature> {
+export async function registerAiPoliciesFeature(
+  context: PlatformContext,
+  more?: (scope: FastifyInstance, feature: AiPoliciesFeature) => void,
+): Promise<AiPoliciesFeature> {
   const { http, db, clock, ids, logger, audit, access, changes, config } = context;
   const settings = config.aiGateway;
   http.addSchema(AiPolicySchema);
   http.addSchema(AiErrorSchema);
   const backend = createDatabaseBackend({ db, audit, changes });
   const view = createPolicyView({ backend, logger, pollMs: POLL_MS });
+  const enforcement = createAiEnforcement({ gateway: settings.gateway.name, requirePolicy: settings.requirePolicy });
+  view.onUpdate((policies) => enforcement.load(policies));
   const tokens = createPageTokens(await backend.pageTokenKey());
   await view.refresh();
   const service = createAiPolicyService({
@@ -44,9 +52,9 @@ export async function registerAiPoliciesFeature(context: PlatformContext, more?:
     access,
     rateLimit: (caller) => limiter.take(caller),
     bodyLimit: ONE_MIB,
-    ...(more && { more }),
+    ...(more && { more: (scope: FastifyInstance) => more(scope, { view, enforcement }) }),
   });
   context.lifecycle.onStart(() => view.start());
   context.lifecycle.onClose(() => view.stop());
-  return { view };
+  return { view, enforcement };
 }
