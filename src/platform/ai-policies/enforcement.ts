@@ -21,11 +21,50 @@ export interface AiDecision {
   servers: { every: true } | { every: false; names: ReadonlySet<string> };
 }
 
+/** The LLM gateway's admission step 6 (rule 16): the answer, and what its usage event records. */
+export interface ModelAdmission {
+  allowed: boolean;
+  /** The usage event's `ai_policy`. */
+  aiPolicy: { decision: 'allowed' | 'denied'; policies: string[] };
+  /** For a denial: the 403 model_not_allowed message, naming the gateway. */
+  message?: string;
+}
+
 export interface AiEnforcement {
   /** Pure and in memory: no I/O, so the gateways can ask on every request. */
   decide(claims: Readonly<Record<string, unknown>>): AiDecision;
   /** Compiles the enforcement set again from every policy (the view calls it on each change). */
   load(policies: readonly StoredPolicy[]): void;
+}
+
+/** Rule 16: a caller no policy matches is refused at a governed gateway; every event names the matched policies. */
+export function admitModel(decision: AiDecision, gateway: string): ModelAdmission {
+  const policies = decision.matched.map((policy) => policy.name);
+  if (decision.unrestrictedModels) return { allowed: true, aiPolicy: { decision: 'allowed', policies } };
+  return {
+    allowed: false,
+    aiPolicy: { decision: 'denied', policies },
+    message: `no AI policy of the gateway ${gateway} matches this caller, so no model is allowed; ask an AI policy administrator for a policy whose principal matchers match your claims`,
+  };
+}
+
+/** Rule 17: may the caller use the connector named `connectorName`? (Part 4's connector policies apply besides.) */
+export function connectorAllowed(decision: AiDecision, connectorName: string): boolean {
+  return decision.servers.every || decision.servers.names.has(connectorName);
+}
+
+/**
+ * The claims of a virtual key's caller (rule 13): its owner's directory record, as a token would carry
+ * them; `groups` are the names of the owner's direct and inherited groups.
+ */
+export function keyOwnerClaims(owner: { issuer: string | null; subject: string; email: string | null; userName: string; groupNames: readonly string[] }): Record<string, unknown> {
+  return {
+    ...(owner.issuer !== null && { iss: owner.issuer }),
+    sub: owner.subject,
+    ...(owner.email !== null && { email: owner.email }),
+    preferred_username: owner.userName,
+    groups: [...owner.groupNames],
+  };
 }
 
 /**
