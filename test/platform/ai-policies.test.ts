@@ -411,3 +411,31 @@ describe('AI gateway rate limit', () => {
     }
   });
 });
+
+describe('AI policies without their backend', () => {
+  it('answer 413 to a body over 1 MiB, and 503 unavailable to reads and writes once the database cannot be reached', async () => {
+    const platform = await createTestPlatform();
+    platform.start();
+    try {
+      const large = await platform.call<AiError>('POST', BASE, { body: { metadata: { name: 'big', annotations: { a: 'x'.repeat(1024 * 1024) } } } });
+      expect(large.status).toBe(413);
+      expect(large.body.error).toBe('payload_too_large');
+
+      await platform.database.close();
+      const read = await platform.call<AiError>('GET', `${BASE}/anything`);
+      expect(read.status).toBe(503);
+      expect(read.body).toMatchObject({ error: 'unavailable', violations: [] });
+      const write = await platform.call<AiError>('POST', BASE, { body: { metadata: { name: 'lost' }, spec: { gatewayRef: { name: 'toolyard' }, principalMatchers: [{ claims: { sub: 'a' } }] } } });
+      expect(write.status).toBe(503);
+      let list = await platform.call<AiError>('GET', BASE);
+      for (let attempt = 0; attempt < 100 && list.status === 200; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        list = await platform.call<AiError>('GET', BASE);
+      }
+      expect(list.status).toBe(503);
+      expect((await platform.call('GET', '/ai-gateway/v1/gateway')).status).toBe(200);
+    } finally {
+      await platform.dispose().catch(() => undefined);
+    }
+  });
+});

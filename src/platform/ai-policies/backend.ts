@@ -67,7 +67,7 @@ function unreachable(error: unknown): boolean {
   if (error instanceof DomainError || !(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && CONNECTION_CODES.test(code)) return true;
-  return /connection terminated|timeout exceeded when trying to connect|pglite is closed|connect ECONNREFUSED/i.test(error.message);
+  return /connection terminated|timeout exceeded when trying to connect|pglite is closed|driver has already been destroyed|connect ECONNREFUSED/i.test(error.message);
 }
 
 async function guarded<T>(work: () => Promise<T>): Promise<T> {
