@@ -174,6 +174,9 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect(anonymous.headers['www-authenticate']).toContain('resource_metadata=');
     expect(anonymous.body).toMatchObject({ error: 'unauthenticated', violations: [] });
     expect(anonymous.body.requestId).toBe(anonymous.headers['x-request-id']);
+    const key = await platform.call<AiError>('GET', BASE, { token: 'tyk_notajwt' });
+    expect(key.status).toBe(401);
+    expect(key.body.error).toBe('unauthenticated');
     const user = await platform.call<AiError>('POST', BASE, { token: tokens.user, body: 'nonsense', headers: { 'content-type': 'text/plain' } });
     expect(user.status).toBe(403);
     expect(user.body.error).toBe('forbidden');

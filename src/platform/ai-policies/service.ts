@@ -57,6 +57,9 @@ export function createAiPolicyService(options: AiPolicyServiceOptions): AiPolicy
     if (ifMatch === undefined) throw new PreconditionRequiredError('If-Match is required: send the ETag of the policy you read (or * for any version)');
     return ifMatch;
   };
+  // the write has committed: a view that cannot follow it marks itself lost (lists answer 503 until it can),
+  // and the write still answers what it did
+  const seeOwnWrite = () => view.refresh().catch(() => undefined);
   const checkName = (name: string) => {
     if (subdomainProblem(name)) throw new NotFoundError(`no AI policy named "${name}"`);
   };
@@ -78,7 +81,7 @@ export function createAiPolicyService(options: AiPolicyServiceOptions): AiPolicy
         status: statusFor(gateway.name, { generation: 1, gatewayName: input.spec.gatewayRef.name }, undefined, now),
       };
       const stored = await backend.create(policy, { actor, action: 'ai_policy.create' });
-      await view.refresh();
+      await seeOwnWrite();
       return versioned(stored);
     },
 
@@ -114,7 +117,7 @@ export function createAiPolicyService(options: AiPolicyServiceOptions): AiPolicy
         },
         { actor, action: 'ai_policy.patch' },
       );
-      await view.refresh();
+      await seeOwnWrite();
       return versioned(stored);
     },
 
@@ -122,7 +125,7 @@ export function createAiPolicyService(options: AiPolicyServiceOptions): AiPolicy
       const ifMatch = requireIfMatch(header);
       checkName(name);
       await backend.delete(name, ifMatch, { actor, action: 'ai_policy.delete' });
-      await view.refresh();
+      await seeOwnWrite();
     },
   };
 }
