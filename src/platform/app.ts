@@ -11,6 +11,9 @@ import { ErrorSchema } from '../core/http/schemas.js';
 import { randomIds, type Ids } from '../core/ids.js';
 import { createServiceHost, migrateServiceDatabase } from '../core/service/host.js';
 import { createLogger } from '../core/telemetry/logger.js';
+import { registerAiGatewayFeature } from './ai-gateway/index.js';
+import type { AiPoliciesFeature } from './ai-policies/index.js';
+import { aiGatewayErrorBody, isAiGatewayPath, registerAiGatewayRequestIds } from './ai-policies/request-id.js';
 import { authorizeAudit } from './audit/authz.js';
 import { registerAuditRoutes } from './audit/routes.js';
 import { registerBudgetsFeature, type BudgetsFeature } from './budgets/index.js';
@@ -84,6 +87,8 @@ export interface PlatformFeatures {
   credentials: UpstreamCredentials;
   /** The tool-call usage recorder (the connector gateway records every tools/call through it). */
   toolUsage: ToolUsageFeature;
+  /** AI policies: this replica's view of them and the admission check the gateways call (not wired into them yet). */
+  aiPolicies: AiPoliciesFeature;
 }
 
 export interface PlatformApp {
@@ -137,10 +142,12 @@ export async function buildPlatformApp(options: PlatformAppOptions): Promise<Pla
   const access = createPlatformAccess(config.auth);
   const identity = createIdentityResolver({ db, clock, ids, config, audit });
   if (config.auth.mode === 'anonymous') await identity.ensureAnonymousUser();
+  registerAiGatewayRequestIds(http, ids);
   const tokens = registerPlatformAuthentication(http, {
     config,
     clock,
     logger,
+    errorBody: (request, message) => (isAiGatewayPath(request.url) ? aiGatewayErrorBody(request, 401, message) : undefined),
     ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
   });
 
@@ -213,5 +220,6 @@ async function registerFeatures(
   const credentials = registerConnectorCredentialsFeature(context, { secrets, clusterSecrets });
   const toolUsage = await registerToolUsageFeature(context, { gateways });
   await registerConnectorGatewayFeature(context, { keys, gateways, decisions, connections, credentials, toolUsage, verifyToken: gateway.verifyToken });
-  return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections, credentials, toolUsage };
+  const aiPolicies = await registerAiGatewayFeature(context, { pricing });
+  return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections, credentials, toolUsage, aiPolicies };
 }

@@ -7,6 +7,8 @@ import { loadConfig, readConfigFile } from '../core/config/load.js';
 import { KubernetesSourceSchema } from '../core/kubernetes/schema.js';
 
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
+/** A DNS-1123 subdomain: DNS-1123 labels joined by dots (the length limit, 253, is checked beside it). */
+export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 /** A connector gateway id (PLATFORM-API Part 4 §1). */
 export const GATEWAY_ID = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
 
@@ -228,6 +230,37 @@ export const PlatformConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false, description: 'tool-call usage records: their hash chains and signed checkpoints' },
     ),
+    aiGateway: Type.Object(
+      {
+        gateway: Type.Object(
+          {
+            name: Type.String({ pattern: DNS_SUBDOMAIN, maxLength: 253, default: 'toolyard', description: 'the gateway this server manages: the spec.gatewayRef.name its AI policies name (GET /ai-gateway/v1/gateway)' }),
+            namespace: Type.String({ pattern: DNS_LABEL, default: 'default', description: 'the namespace the AI policies live in (never in the paths)' }),
+          },
+          { default: {}, additionalProperties: false, description: 'the one gateway and namespace this server is bound to' },
+        ),
+        backend: Type.Union([Type.Literal('database'), Type.Literal('kubernetes')], {
+          default: 'database',
+          description: "where AI policies are kept: database (the platform's own database) or kubernetes (AIPolicy custom resources)",
+        }),
+        kubernetes: Type.Optional(
+          Type.Object(
+            { kubeconfig: Type.Optional(Type.String({ minLength: 1, description: 'kubeconfig file of the cluster; absent: the in-cluster service account' })) },
+            { additionalProperties: false, description: 'the cluster of the kubernetes backend' },
+          ),
+        ),
+        requirePolicy: Type.Boolean({ default: false, description: 'keep the gateway closed (deny by default) even when no AI policy names it' }),
+        pageTokenTtl: Type.String({ default: '5m', description: 'how long a list pageToken stays valid (duration: 90s, 5m)' }),
+        rateLimit: Type.Object(
+          {
+            requestsPerSecond: Type.Number({ minimum: 0, default: 20, description: 'tokens each caller (iss + sub) regains per second on each replica; 0 turns the limit off' }),
+            burst: Type.Integer({ minimum: 0, default: 100, description: 'the most tokens a caller holds at once on each replica; 0 turns the limit off' }),
+          },
+          { default: {}, additionalProperties: false, description: 'the per-caller token bucket of AI gateway management (429 when empty)' },
+        ),
+      },
+      { default: {}, additionalProperties: false, description: 'AI gateway management (/ai-gateway/v1): AI policies, models, caller identity' },
+    ),
     audit: Type.Object(
       {
         file: Type.Optional(Type.String({ minLength: 1, description: 'a JSON-lines copy of every audit record is appended here (mode 0600); the database keeps them all in any case' })),
@@ -290,6 +323,8 @@ export function checkPlatformConfig(config: PlatformConfig): string[] {
     if (!parseDuration(value)) problems.push(`llmGateway.${key}: "${value}" is not a positive duration (examples: 10s, 5m, 1h30m)`);
   }
   if (!parseDuration(config.toolUsage.checkpointInterval)) problems.push(`toolUsage.checkpointInterval: "${config.toolUsage.checkpointInterval}" is not a positive duration (examples: 30s, 5m)`);
+  if (!parseDuration(config.aiGateway.pageTokenTtl)) problems.push(`aiGateway.pageTokenTtl: "${config.aiGateway.pageTokenTtl}" is not a positive duration (examples: 90s, 5m)`);
+  if (config.aiGateway.backend === 'kubernetes') problems.push('aiGateway.backend: the kubernetes backend is not available in this version; use database');
   if (parseDuration(config.server.shutdownDelay) === undefined) problems.push(`server.shutdownDelay: "${config.server.shutdownDelay}" is not a duration (examples: 30s, 5m, 1h30m)`);
   if (config.telemetry.endpoint !== undefined && !/^https?:\/\/[^/]/.test(config.telemetry.endpoint)) problems.push(`telemetry.endpoint: "${config.telemetry.endpoint}" is not an http(s) URL`);
   return problems;

@@ -31,6 +31,8 @@ export const TOPICS = {
   connectorPolicies: 'connector.policies',
   /** any user's connection created, changed or deleted (the connector gateway's state included) */
   connections: 'connections',
+  /** any AI policy create, patch or delete */
+  aiPolicies: 'ai.policies',
 } as const;
 
 /** What other features must do inside the directory's own transactions (a deleted user's keys are revoked). */

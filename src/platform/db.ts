@@ -1,3 +1,4 @@
+import type { AiPoliciesTables } from './ai-policies/tables.js';
 import type { AuditTables } from './audit/tables.js';
 import type { BudgetsTables } from './budgets/tables.js';
 import type { ClientConfigTables } from './client-config/tables.js';
@@ -13,4 +14,4 @@ import type { ToolUsageTables } from './tool-usage/tables.js';
 import type { UsageTables } from './usage/tables.js';
 
 /** Every table of the platform's database; each feature declares its own in its tables.ts. */
-export type PlatformDatabase = AuditTables & ClientConfigTables & DirectoryTables & KeysTables & PricingTables & BudgetsTables & UsageTables & SecretsTables & ConnectorIdpTables & ConnectorsTables & ConnectorPoliciesTables & ConnectionsTables & ToolUsageTables;
+export type PlatformDatabase = AiPoliciesTables & AuditTables & ClientConfigTables & DirectoryTables & KeysTables & PricingTables & BudgetsTables & UsageTables & SecretsTables & ConnectorIdpTables & ConnectorsTables & ConnectorPoliciesTables & ConnectionsTables & ToolUsageTables;

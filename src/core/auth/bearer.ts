@@ -11,6 +11,8 @@ export interface BearerAuthOptions {
   isPublic(rawUrl: string): boolean;
   /** Called for every refused request (audit, metrics). */
   onFailure?(request: FastifyRequest, reason: string): void;
+  /** The 401 body for a request (default `{error: message}`), for route families whose error bodies differ. */
+  errorBody?(request: FastifyRequest, message: string): unknown;
 }
 
 // RFC 6750 2.1: "Bearer" 1*SP b64token; the scheme name is case-insensitive (RFC 7235 2.1)
@@ -30,7 +32,7 @@ export function registerBearerAuth(app: HttpApp, options: BearerAuthOptions): vo
   };
   const refuse = (request: FastifyRequest, reply: FastifyReply, message: string, error?: { code: string; description: string }) => {
     options.onFailure?.(request, message);
-    return reply.code(401).header('www-authenticate', challenge(request, error)).header('cache-control', 'no-store').send({ error: message });
+    return reply.code(401).header('www-authenticate', challenge(request, error)).header('cache-control', 'no-store').send(options.errorBody?.(request, message) ?? { error: message });
   };
 
   app.addHook('onRequest', async (request, reply) => {

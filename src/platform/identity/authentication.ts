@@ -20,6 +20,8 @@ export interface PlatformAuthenticationOptions {
   logger: Logger;
   /** Least time between JWKS fetches caused by unknown key ids (tests shorten it). */
   jwksCooldownMs?: number;
+  /** The 401 body of a request whose route family has its own error shape (undefined: `{error}`). */
+  errorBody?: (request: FastifyRequest, message: string) => unknown;
 }
 
 /**
@@ -59,6 +61,7 @@ export function registerPlatformAuthentication(app: HttpApp, options: PlatformAu
     resourceMetadataUrl: (request) => `${publicBaseUrl(config, request)}/.well-known/oauth-protected-resource`,
     isPublic: createPublicPathMatcher(PUBLIC_PREFIXES, PUBLIC_PATHS),
     onFailure: (request, reason) => request.log.info({ reason, url: request.url, ip: request.ip }, 'authentication failed'),
+    ...(options.errorBody && { errorBody: options.errorBody }),
   });
   return verifier;
 }

@@ -11,6 +11,7 @@ import * as connectors from './009_connectors.js';
 import * as connectorPolicies from './010_connector_policies.js';
 import * as connections from './011_connections.js';
 import * as toolUsage from './012_tool_usage.js';
+import * as aiPolicies from './013_ai_policies.js';
 
 /** In the order they apply; a feature adds its own file and line. */
 export const platformMigrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ export const platformMigrations: Record<string, Migration> = {
   '010_connector_policies': connectorPolicies,
   '011_connections': connections,
   '012_tool_usage': toolUsage,
+  '013_ai_policies': aiPolicies,
 };
 
 export const PLATFORM_MIGRATION_TABLE = 'platform_migrations';

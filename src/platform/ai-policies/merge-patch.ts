@@ -1,0 +1,25 @@
+/** JSON merge patch (RFC 7396 §2): objects merge, `null` removes a member, anything else replaces. */
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return patch;
+  const result = new Map(Object.entries(isObject(target) ? target : {}));
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) result.delete(key);
+    else result.set(key, applyMergePatch(result.get(key), value));
+  }
+  return Object.fromEntries(result);
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Deep equality of JSON values (member order does not count). */
+export function jsonEqual(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  if (Array.isArray(left)) return Array.isArray(right) && left.length === right.length && left.every((item, index) => jsonEqual(item, right[index]));
+  if (isObject(left) && isObject(right)) {
+    const keys = Object.keys(left);
+    return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && jsonEqual(left[key], right[key]));
+  }
+  return false;
+}
