@@ -4,20 +4,10 @@ import type { ChangeFeed } from '../../core/db/change-feed.js';
 import type { Ids } from '../../core/ids.js';
 import { TOPICS } from '../context.js';
 import type { PlatformDatabase } from '../db.js';
-import { deleteUserConnection, findUserConnection, upsertEnabled } from './store.js';
+import { deleteUserConnection, findUserConnection, upsertEnabled, type ConnectionRow } from './store.js';
 
-/** A user's connection to a connector as the connector gateway reads it (PLATFORM-API Part 4 §4). */
-export interface ConnectionState {
-  id: string;
-  gateway_id: string;
-  connector_id: string;
-  user_id: string;
-  enabled: boolean;
-  tools_enabled_by_default: boolean;
-  tools_exception_list: string[];
-  created_at: Date;
-  updated_at: Date;
-}
+/** A user's connection to a connector as the connector gateway reads it (PLATFORM-API Part 4 §4): the stored row. */
+export type ConnectionState = ConnectionRow;
 
 /** The connections the connector gateway needs: read per call, created or removed as the caller's state. */
 export interface Connections {
