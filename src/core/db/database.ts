@@ -124,7 +124,11 @@ export async function createDatabase<DB>(options: DatabaseOptions): Promise<Data
   }
   const dataDir = options.dataDir ?? './data/registry';
   if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir);
+  return pgliteDatabase<DB>(await PGlite.create(dataDir));
+}
+
+/** A database over an open embedded engine; closing it closes the engine. */
+export function pgliteDatabase<DB>(pglite: PGlite): Database<DB> {
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
