@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
-import { silentLogger } from '../../src/core/telemetry/logger.js';
-import { buildPlatformApp, type PlatformApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/app.js';
 import type { OidcProvider } from '../helpers/oidc-provider.js';
-import { oauthWith, platformConfig, startTestProvider } from './helpers.js';
+import { startReplicas, startTestProvider } from './helpers.js';
 
 const BASE = '/ai-gateway/v1/policies';
 
@@ -34,13 +33,7 @@ describe.each(testDatabaseTargets().filter((target) => target.name === 'postgres
   beforeAll(async () => {
     provider = await startTestProvider();
     created = await target.create();
-    for (let index = 0; index < 2; index++) {
-      // the app's change feed poll is slowed to a minute: the replicas learn from NOTIFY and the policies' own poll
-      const config = platformConfig({ auth: oauthWith(provider), database: { url: created.url, maxConnections: 3 } });
-      const app = await buildPlatformApp({ config, ...(index === 0 && { database: created.database as never }), logger: silentLogger, jwksCooldownMs: 0, changePollMs: 60_000 });
-      app.start();
-      replicas.push(app);
-    }
+    replicas.push(...(await startReplicas(provider, created)));
     admin = await provider.mint({ sub: 'root', claims: { roles: ['admin'] } });
   });
   afterAll(async () => {

@@ -108,3 +108,18 @@ export async function tempFile(name: string, content: string): Promise<string> {
   await writeFile(path, content, { mode: 0o600 });
   return path;
 }
+
+/**
+ * Two (or more) replicas on one PostgreSQL database, the first on `database`. Their change-feed poll is
+ * slowed to a minute, so what one replica learns of another's writes comes from NOTIFY (and a feature's own poll).
+ */
+export async function startReplicas(provider: OidcProvider, created: { url?: string; database: unknown }, count = 2): Promise<PlatformApp[]> {
+  const replicas: PlatformApp[] = [];
+  for (let index = 0; index < count; index++) {
+    const config = platformConfig({ auth: oauthWith(provider), database: { url: created.url, maxConnections: 3 } });
+    const app = await buildPlatformApp({ config, ...(index === 0 && { database: created.database as never }), logger: silentLogger, jwksCooldownMs: 0, changePollMs: 60_000 });
+    app.start();
+    replicas.push(app);
+  }
+  return replicas;
+}
