@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
 import { signDetached } from '../../core/signing/detached-jws.js';
@@ -6,20 +6,27 @@ import type { PlatformDatabase } from '../db.js';
 import type { SigningKey } from '../signing/keyset.js';
 import { checkpointPayload, HASH_ALG, SIG_ALG } from './chain.js';
 import { insertCheckpoint, lockStaleHeads, markSigned } from './store.js';
+import type { ToolUsageCheckpointsTable } from './tables.js';
 
-/** Signs a checkpoint of a chain inside a transaction that holds the chain head's lock (so one replica signs it). */
 export interface CheckpointSigner {
+  /** The signed checkpoint of a chain's record, for the append that writes the record to store with it. */
+  checkpoint(chainId: string, sequence: number, chainHash: string): Promise<Insertable<ToolUsageCheckpointsTable>>;
+  /** Signs and stores a checkpoint inside a transaction that holds the chain head's lock (so one replica signs it). */
   sign(trx: Transaction<PlatformDatabase>, chainId: string, sequence: number, chainHash: string): Promise<void>;
 }
 
 export function createCheckpointSigner(options: { key: SigningKey; clock: Clock }): CheckpointSigner {
   const { key, clock } = options;
+  const checkpoint = async (chainId: string, sequence: number, chainHash: string) => {
+    const signedAt = clock.now();
+    const payload = checkpointPayload({ chain_hash: chainHash, chain_id: chainId, sequence, signed_at: signedAt.toISOString() });
+    const signature = await signDetached(payload, key.privateKey, key.kid);
+    return { chain_id: chainId, sequence, chain_hash: chainHash, hash_alg: HASH_ALG, sig_alg: SIG_ALG, key_id: key.kid, signed_at: signedAt, signature };
+  };
   return {
+    checkpoint,
     async sign(trx, chainId, sequence, chainHash) {
-      const signedAt = clock.now();
-      const payload = checkpointPayload({ chain_hash: chainHash, chain_id: chainId, sequence, signed_at: signedAt.toISOString() });
-      const signature = await signDetached(payload, key.privateKey, key.kid);
-      await insertCheckpoint(trx, { chain_id: chainId, sequence, chain_hash: chainHash, hash_alg: HASH_ALG, sig_alg: SIG_ALG, key_id: key.kid, signed_at: signedAt, signature });
+      await insertCheckpoint(trx, await checkpoint(chainId, sequence, chainHash));
       await markSigned(trx, chainId, sequence);
     },
   };

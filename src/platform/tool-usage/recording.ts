@@ -1,13 +1,13 @@
-import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import type { Ids } from '../../core/ids.js';
-import { createBatcher, withRetries } from '../budgets/batcher.js';
+import { createBatcher } from '../budgets/batcher.js';
 import type { PlatformDatabase } from '../db.js';
 import { GENESIS_HASH, recordHash } from './chain.js';
 import type { CheckpointSigner } from './checkpoints.js';
 import type { ToolCallUsage, ToolUsageRecorder } from './recorder.js';
-import { addCounts, addGroupCounts, addSeries, addUserCounts, insertRecords, lockHead, moveHead } from './store.js';
-import type { ToolUsageCountsTable, ToolUsageGroupCountsTable, ToolUsageRecordsTable, ToolUsageSeriesTable, ToolUsageUserCountsTable } from './tables.js';
+import { appendAt, lockHead, type Appended, type ChainHead } from './store.js';
+import type { ToolUsageCountsTable, ToolUsageGroupCountsTable, ToolUsageSeriesTable, ToolUsageUserCountsTable } from './tables.js';
 import { alignDown, COUNT_WIDTHS, USER_WIDTHS } from './windows.js';
 
 export interface ToolUsageRecorderOptions {
@@ -37,8 +37,8 @@ class Tally<Row extends { count: number }> {
 }
 
 /**
- * The recorder with group commit: calls arriving while a transaction is in flight go into the next one, which
- * takes each chain head's row lock once for all its records. A record's promise settles once it is committed.
+ * The recorder with group commit: calls arriving while an append is in flight go into the next one, which writes
+ * each chain's records with the head's move in one statement. A record's promise settles once it is committed.
  */
 export interface BatchingRecorder extends ToolUsageRecorder {
   /** Waits for every record already handed over to be committed or refused (before the database closes). */
@@ -48,15 +48,39 @@ export interface BatchingRecorder extends ToolUsageRecorder {
 export function createToolUsageRecorder(options: ToolUsageRecorderOptions): BatchingRecorder {
   const { db, clock, ids, signer, checkpointEvery } = options;
 
-  const appendChain = async (trx: Transaction<PlatformDatabase>, chainId: string, usages: ToolCallUsage[]) => {
-    const now = clock.now();
-    const head = await lockHead(trx, chainId, GENESIS_HASH, now);
-    const records: Insertable<ToolUsageRecordsTable>[] = [];
+  // the last head this replica wrote per chain: the next append starts from it in one statement without a lock,
+  // and takes the lock only when another replica moved the head in between
+  const heads = new Map<string, ChainHead>();
+
+  const appendChain = async (chainId: string, usages: ToolCallUsage[]) => {
+    const known = heads.get(chainId);
+    if (known) {
+      const { appended, to } = await chained(chainId, known, usages);
+      if (await appendAt(db, chainId, appended, known, to, clock.now())) {
+        heads.set(chainId, to);
+        return;
+      }
+    }
+    // first append, or another replica moved the head: append under the head's row lock, which cannot miss
+    const to = await db.transaction().execute(async (trx) => {
+      const now = clock.now();
+      const from = await lockHead(trx, chainId, GENESIS_HASH, now);
+      const next = await chained(chainId, from, usages);
+      if (!(await appendAt(trx, chainId, next.appended, from, next.to, now))) throw new Error(`the head of chain ${chainId} moved under its row lock`);
+      return next.to;
+    });
+    heads.set(chainId, to);
+  };
+
+  /** The records linked after `from`, what the roll-ups gain from them, and the checkpoints due among them. */
+  const chained = async (chainId: string, from: ChainHead, usages: ToolCallUsage[]): Promise<{ appended: Appended; to: ChainHead }> => {
+    const records: Appended['records'] = [];
+    const checkpoints: Appended['checkpoints'] = [];
     const counts = new Tally<Insertable<ToolUsageCountsTable> & { count: number }>();
     const series = new Tally<Insertable<ToolUsageSeriesTable> & { count: number }>();
     const users = new Tally<Insertable<ToolUsageUserCountsTable> & { count: number }>();
     const groups = new Tally<Insertable<ToolUsageGroupCountsTable> & { count: number }>();
-    const toSign: { sequence: number; hash: string }[] = [];
+    let head = from;
     for (const usage of usages) {
       const sequence = head.head_sequence + 1;
       const hash = recordHash(chainId, sequence, head.head_hash, usage);
@@ -67,7 +91,7 @@ export function createToolUsageRecorder(options: ToolUsageRecorderOptions): Batc
         sequence,
         prev_hash: head.head_hash,
         record_hash: hash,
-        usage: JSON.stringify(usage),
+        usage,
         occurred_at: at,
         environment: usage.environment,
         connector_id: usage.connector_id,
@@ -101,29 +125,16 @@ export function createToolUsageRecorder(options: ToolUsageRecorderOptions): Batc
         const bucket = alignDown(at.getTime(), width);
         users.add([width, bucket, usage.environment, usage.user_id], { ...base, width, bucket_start: new Date(bucket), user_id: usage.user_id });
       }
-      if (sequence % checkpointEvery === 0) toSign.push({ sequence, hash });
-      head.head_sequence = sequence;
-      head.head_hash = hash;
+      if (signer && sequence % checkpointEvery === 0) checkpoints.push(await signer.checkpoint(chainId, sequence, hash));
+      head = { head_sequence: sequence, head_hash: hash };
     }
-    await insertRecords(trx, records);
-    await addCounts(trx, counts.values());
-    await addSeries(trx, series.values());
-    await addUserCounts(trx, users.values());
-    await addGroupCounts(trx, groups.values());
-    if (signer) for (const checkpoint of toSign) await signer.sign(trx, chainId, checkpoint.sequence, checkpoint.hash);
-    await moveHead(trx, chainId, head, now);
+    return { appended: { records, counts: counts.values(), series: series.values(), users: users.values(), groups: groups.values(), checkpoints }, to: head };
   };
 
   const batcher = createBatcher<ToolCallUsage, undefined>(async (usages) => {
     const byChain = new Map<string, ToolCallUsage[]>();
     for (const usage of usages) byChain.set(usage.gateway_id, [...(byChain.get(usage.gateway_id) ?? []), usage]);
-    // heads are always locked in one order, so two replicas' batches never wait on each other in a cycle
-    const chains = [...byChain.keys()].sort();
-    await withRetries(() =>
-      db.transaction().execute(async (trx) => {
-        for (const chainId of chains) await appendChain(trx, chainId, byChain.get(chainId) ?? []);
-      }),
-    );
+    for (const [chainId, chain] of byChain) await appendChain(chainId, chain);
     return usages.map(() => undefined);
   }, options.maxBatch ?? 100);
 

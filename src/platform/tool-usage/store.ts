@@ -5,85 +5,71 @@ import type { ToolUsageCheckpointsTable, ToolUsageCountsTable, ToolUsageGroupCou
 /* The writes of the tool-usage chain: its head, records, roll-ups and checkpoints (SQL only). */
 
 type Trx = Transaction<PlatformDatabase>;
+export type Db = Kysely<PlatformDatabase>;
 
 export interface ChainHead {
   head_sequence: number;
   head_hash: string;
 }
 
-/** Locks the chain's head row (creating it at sequence 0), so appends to one chain run one at a time across replicas. */
-export async function lockHead(trx: Trx, chainId: string, genesis: string, now: Date): Promise<ChainHead> {
-  await trx
-    .insertInto('tool_usage_chains')
-    .values({ chain_id: chainId, head_sequence: 0, head_hash: genesis, head_at: now, signed_sequence: 0 })
-    .onConflict((conflict) => conflict.column('chain_id').doNothing())
-    .execute();
-  const head = await trx.selectFrom('tool_usage_chains').select(['head_sequence', 'head_hash']).where('chain_id', '=', chainId).forUpdate().executeTakeFirstOrThrow();
-  return head;
+/** Locks the chain's head row (creating it at sequence 0 on the first append) for the rest of the transaction. */
+export async function lockHead(db: Trx, chainId: string, genesis: string, now: Date): Promise<ChainHead> {
+  const { rows } = await sql<{ head_sequence: number | string; head_hash: string }>`
+    insert into tool_usage_chains (chain_id, head_sequence, head_hash, head_at, signed_sequence) values (${chainId}, 0, ${genesis}, ${now}, 0)
+    on conflict (chain_id) do update set head_at = tool_usage_chains.head_at
+    returning head_sequence, head_hash`.execute(db);
+  const head = rows[0];
+  if (!head) throw new Error(`the head of chain ${chainId} was neither inserted nor locked`);
+  return { head_sequence: Number(head.head_sequence), head_hash: head.head_hash };
 }
 
-export async function moveHead(trx: Trx, chainId: string, head: ChainHead, at: Date): Promise<void> {
-  await trx.updateTable('tool_usage_chains').set({ head_sequence: head.head_sequence, head_hash: head.head_hash, head_at: at }).where('chain_id', '=', chainId).execute();
+/** What one append writes besides moving the head: the records, what each roll-up gains (each key once), the checkpoints. */
+export interface Appended {
+  /** `usage` as the object it is: the statement takes every row as JSON. */
+  records: (Omit<Insertable<ToolUsageRecordsTable>, 'usage'> & { usage: object })[];
+  counts: Insertable<ToolUsageCountsTable>[];
+  series: Insertable<ToolUsageSeriesTable>[];
+  users: Insertable<ToolUsageUserCountsTable>[];
+  groups: Insertable<ToolUsageGroupCountsTable>[];
+  checkpoints: Insertable<ToolUsageCheckpointsTable>[];
 }
 
-/** Rows of one multi-row statement: well below PostgreSQL's 65,535 parameters for every table here. */
-const CHUNK = 500;
+/** The rows of `table` in `rows`, kept only when the head moved. */
+const movedRows = (table: string, rows: unknown[]) =>
+  sql`select r.* from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::json) as r where exists (select from moved)`;
 
-async function inChunks<T>(rows: T[], write: (chunk: T[]) => Promise<unknown>): Promise<void> {
-  for (let index = 0; index < rows.length; index += CHUNK) await write(rows.slice(index, index + CHUNK));
-}
-
-export async function insertRecords(trx: Trx, rows: Insertable<ToolUsageRecordsTable>[]): Promise<void> {
-  await inChunks(rows, (chunk) => trx.insertInto('tool_usage_records').values(chunk).execute());
-}
-
-/** Adds to the roll-ups; each key appears once among `rows` (ON CONFLICT cannot touch a row twice in one statement). */
-export async function addCounts(trx: Trx, rows: Insertable<ToolUsageCountsTable>[]): Promise<void> {
-  await inChunks(rows, (chunk) =>
-    trx
-      .insertInto('tool_usage_counts')
-      .values(chunk)
-      .onConflict((conflict) =>
-        conflict
-          .columns(['chain_id', 'width', 'bucket_start', 'environment', 'connector_id', 'tool_name', 'decision'])
-          .doUpdateSet({ count: sql`tool_usage_counts.count + excluded.count`, connector_name: sql`excluded.connector_name` }),
-      )
-      .execute(),
-  );
-}
-
-export async function addSeries(trx: Trx, rows: Insertable<ToolUsageSeriesTable>[]): Promise<void> {
-  await inChunks(rows, (chunk) =>
-    trx
-      .insertInto('tool_usage_series')
-      .values(chunk)
-      .onConflict((conflict) => conflict.columns(['chain_id', 'dimension', 'width', 'bucket_start', 'environment', 'key']).doUpdateSet({ count: sql`tool_usage_series.count + excluded.count` }))
-      .execute(),
-  );
-}
-
-export async function addUserCounts(trx: Trx, rows: Insertable<ToolUsageUserCountsTable>[]): Promise<void> {
-  await inChunks(rows, (chunk) =>
-    trx
-      .insertInto('tool_usage_user_counts')
-      .values(chunk)
-      .onConflict((conflict) => conflict.columns(['chain_id', 'width', 'bucket_start', 'environment', 'user_id']).doUpdateSet({ count: sql`tool_usage_user_counts.count + excluded.count` }))
-      .execute(),
-  );
-}
-
-export async function addGroupCounts(trx: Trx, rows: Insertable<ToolUsageGroupCountsTable>[]): Promise<void> {
-  await inChunks(rows, (chunk) =>
-    trx
-      .insertInto('tool_usage_group_counts')
-      .values(chunk)
-      .onConflict((conflict) =>
-        conflict
-          .columns(['chain_id', 'width', 'bucket_start', 'environment', 'connector_id', 'group_id'])
-          .doUpdateSet({ count: sql`tool_usage_group_counts.count + excluded.count`, group_name: sql`excluded.group_name` }),
-      )
-      .execute(),
-  );
+/**
+ * Appends to a chain in one statement (data-modifying CTEs, no explicit transaction: each round trip costs the
+ * embedded engine about half a millisecond): the head moves from `from` to `to` only if it is still at `from`,
+ * and the records, their roll-up additions and checkpoints are written only with it, so the roll-ups are always
+ * exactly the records' counts. An append racing another replica's waits for its row lock, then finds the head
+ * moved and writes nothing: false, and the caller appends again under the head's lock.
+ */
+export async function appendAt(db: Db, chainId: string, appended: Appended, from: ChainHead, to: ChainHead, at: Date): Promise<boolean> {
+  const signedThrough = Math.max(0, ...appended.checkpoints.map((checkpoint) => checkpoint.sequence));
+  const { rows } = await sql<{ moved: number }>`
+    with moved as (
+      update tool_usage_chains set head_sequence = ${to.head_sequence}, head_hash = ${to.head_hash}, head_at = ${at}, signed_sequence = greatest(signed_sequence, ${signedThrough})
+      where chain_id = ${chainId} and head_sequence = ${from.head_sequence} and head_hash = ${from.head_hash}
+      returning chain_id),
+    records as (insert into tool_usage_records ${movedRows('tool_usage_records', appended.records)}),
+    counts as (
+      insert into tool_usage_counts ${movedRows('tool_usage_counts', appended.counts)}
+      on conflict (chain_id, width, bucket_start, environment, connector_id, tool_name, decision)
+      do update set count = tool_usage_counts.count + excluded.count, connector_name = excluded.connector_name),
+    series as (
+      insert into tool_usage_series ${movedRows('tool_usage_series', appended.series)}
+      on conflict (chain_id, dimension, width, bucket_start, environment, key) do update set count = tool_usage_series.count + excluded.count),
+    users as (
+      insert into tool_usage_user_counts ${movedRows('tool_usage_user_counts', appended.users)}
+      on conflict (chain_id, width, bucket_start, environment, user_id) do update set count = tool_usage_user_counts.count + excluded.count),
+    groups as (
+      insert into tool_usage_group_counts ${movedRows('tool_usage_group_counts', appended.groups)}
+      on conflict (chain_id, width, bucket_start, environment, connector_id, group_id)
+      do update set count = tool_usage_group_counts.count + excluded.count, group_name = excluded.group_name),
+    checkpoints as (insert into tool_usage_checkpoints ${movedRows('tool_usage_checkpoints', appended.checkpoints)} on conflict (chain_id, sequence) do nothing)
+    select count(*)::int as moved from moved`.execute(db);
+  return (rows[0]?.moved ?? 0) > 0;
 }
 
 export async function insertCheckpoint(trx: Trx, checkpoint: Insertable<ToolUsageCheckpointsTable>): Promise<void> {
@@ -106,4 +92,3 @@ export async function markSigned(trx: Trx, chainId: string, sequence: number): P
   await trx.updateTable('tool_usage_chains').set({ signed_sequence: sequence }).where('chain_id', '=', chainId).where('signed_sequence', '<', sequence).execute();
 }
 
-export type Db = Kysely<PlatformDatabase>;
