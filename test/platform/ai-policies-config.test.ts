@@ -28,7 +28,7 @@ describe('the aiGateway configuration block', () => {
     [{ pageTokenTtl: 'soon' }, 'aiGateway.pageTokenTtl'],
     [{ rateLimit: { burst: -1 } }, 'aiGateway.rateLimit.burst'],
     [{ backend: 'etcd' }, 'aiGateway.backend'],
-    [{ backend: 'kubernetes' }, 'aiGateway.backend'],
+    [{ backend: 'kubernetes', kubernetes: { kubeconfig: '' } }, 'aiGateway.kubernetes.kubeconfig'],
     [{ extra: true }, 'aiGateway'],
   ])('stops the start naming the key of %j', (block, key) => {
     expect(() => platformConfig({ aiGateway: block })).toThrow(key);
