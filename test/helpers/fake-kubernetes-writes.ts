@@ -75,12 +75,12 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /** RFC 7396, as the API server applies `application/merge-patch+json`. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return patch;
-  const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
+  const result = new Map(Object.entries(isObject(target) ? target : {}));
   for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete result[key];
-    else result[key] = mergePatch(result[key], value);
+    if (value === null) result.delete(key);
+    else result.set(key, mergePatch(result.get(key), value));
   }
-  return result;
+  return Object.fromEntries(result);
 }
 
 export const sameJson = (left: unknown, right: unknown) => JSON.stringify(sorted(left)) === JSON.stringify(sorted(right));
@@ -110,9 +110,10 @@ export function created(body: unknown, namespace: string, existing: FakeObject |
   }
   const name = body.metadata.name;
   if (existing) throw new FakeStatusError({ code: 409, reason: 'AlreadyExists', message: `${plural} "${name}" already exists` });
-  const { status: _ignored, ...rest } = body as unknown as FakeObject;
-  const { resourceVersion: _version, deletionTimestamp: _deleted, deletionGracePeriodSeconds: _grace, ...metadata } = rest.metadata;
-  return { ...rest, metadata: { ...metadata, name, namespace, uid: randomUUID(), creationTimestamp: kubeNow(), generation: 1 } };
+  const given = body as unknown as FakeObject;
+  const metadata = Object.fromEntries(Object.entries(given.metadata).filter(([key]) => !(MAINTAINED as readonly string[]).includes(key)));
+  const object: FakeObject = { ...given, metadata: { ...metadata, name, namespace, uid: randomUUID(), creationTimestamp: kubeNow(), generation: 1 } };
+  return Object.fromEntries(Object.entries(object).filter(([key]) => key !== 'status')) as unknown as FakeObject;
 }
 
 /**
@@ -129,12 +130,9 @@ export function patched(current: FakeObject, patch: unknown, subresource: 'main'
     next = { ...current, ...(merged.status !== undefined && { status: merged.status }) };
     if (merged.status === undefined) delete next.status;
   } else {
-    const metadata: Record<string, unknown> = { ...merged.metadata };
-    for (const key of MAINTAINED) {
-      if (current.metadata[key] === undefined) delete metadata[key];
-      else metadata[key] = current.metadata[key];
-    }
-    next = { ...merged, metadata: metadata as unknown as FakeMetadata };
+    const given = Object.entries(merged.metadata).filter(([key]) => !(MAINTAINED as readonly string[]).includes(key));
+    const kept = MAINTAINED.flatMap((key) => (current.metadata[key] === undefined ? [] : [[key, current.metadata[key]] as const]));
+    next = { ...merged, metadata: Object.fromEntries([...given, ...kept]) as unknown as FakeMetadata };
     if (current.status === undefined) delete next.status;
     else next.status = current.status;
     if (!sameJson(current.spec, next.spec)) next.metadata.generation = (current.metadata.generation ?? 0) + 1;

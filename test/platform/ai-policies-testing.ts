@@ -11,12 +11,17 @@ export interface PolicyBackendCase {
   kubernetes: boolean;
 }
 
+/** Both backends, with the policies' database on `target`. */
+export function policyBackendsOn(target: TestDatabaseTarget): PolicyBackendCase[] {
+  return [
+    { name: `database on ${target.name}`, target, kubernetes: false },
+    { name: `kubernetes (fake API server) on ${target.name}`, target, kubernetes: true },
+  ];
+}
+
 /** The database backend on every test database, and the Kubernetes backend against the fake API server on the first. */
 export function aiPolicyBackends(): PolicyBackendCase[] {
-  const targets = testDatabaseTargets();
-  const database = targets.map((target) => ({ name: `database on ${target.name}`, target, kubernetes: false }));
-  const first = targets[0] as TestDatabaseTarget;
-  return [...database, { name: `kubernetes (fake API server) on ${first.name}`, target: first, kubernetes: true }];
+  return testDatabaseTargets().flatMap((target, index) => policyBackendsOn(target).filter((backend) => index === 0 || !backend.kubernetes));
 }
 
 /** The `aiGateway` keys that select the backend of `backend`, and the fake API server it talks to. */

@@ -25,10 +25,10 @@ const ONE_MIB = 1024 * 1024;
 const POLL_MS = 500;
 
 /** The backend `aiGateway.backend` names, and what starting it takes (the first list of the cluster). */
-async function openBackend(context: PlatformContext): Promise<{ backend: AiPolicyBackend; close(): Promise<void> }> {
+async function openBackend(context: PlatformContext): Promise<{ backend: AiPolicyBackend; close: () => Promise<void> }> {
   const { db, audit, changes, clock, logger, config } = context;
   const settings = config.aiGateway;
-  if (settings.backend === 'database') return { backend: createDatabaseBackend({ db, audit, changes }), close: async () => undefined };
+  if (settings.backend === 'database') return { backend: createDatabaseBackend({ db, audit, changes }), close: () => Promise.resolve() };
   const kubeConfig = loadPolicyCluster(settings.kubernetes?.kubeconfig);
   const backend = createKubernetesBackend({ kubeConfig, gateway: settings.gateway, db, audit, clock, logger });
   await backend.firstList;

@@ -1,4 +1,4 @@
-import { ApiException, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { ApiException, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, V1DeleteOptions, V1Preconditions } from '@kubernetes/client-node';
 import { ConflictError, DomainError, NotFoundError, UnavailableError } from '../../core/errors.js';
 import { ViolationsError } from './errors.js';
 import { GROUP, PLURAL, VERSION, type KubePolicy } from './kubernetes-objects.js';
@@ -38,6 +38,15 @@ export function loadPolicyCluster(kubeconfig: string | undefined): KubeConfig {
   return config;
 }
 
+/** A delete that only happens while the object is still at `resourceVersion`. */
+function deleteOptions(resourceVersion: string): V1DeleteOptions {
+  const preconditions = new V1Preconditions();
+  preconditions.resourceVersion = resourceVersion;
+  const options = new V1DeleteOptions();
+  options.preconditions = preconditions;
+  return options;
+}
+
 function within<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
@@ -60,8 +69,7 @@ export function createPolicyApi(kubeConfig: KubeConfig, namespace: string, timeo
     create: (body) => within(api.createNamespacedCustomObject({ ...where, body }), timeoutMs) as Promise<KubePolicy>,
     patch: (name, body) => within(api.patchNamespacedCustomObject({ ...where, name, body }, mergePatch), timeoutMs) as Promise<KubePolicy>,
     patchStatus: (name, body) => within(api.patchNamespacedCustomObjectStatus({ ...where, name, body }, mergePatch), timeoutMs) as Promise<KubePolicy>,
-    delete: (name, resourceVersion) =>
-      within(api.deleteNamespacedCustomObject({ ...where, name, ...(resourceVersion !== undefined && { body: { preconditions: { resourceVersion } } }) }), timeoutMs) as Promise<unknown>,
+    delete: (name, resourceVersion) => within(api.deleteNamespacedCustomObject({ ...where, name, ...(resourceVersion !== undefined && { body: deleteOptions(resourceVersion) }) }), timeoutMs),
   };
 }
 
@@ -73,7 +81,7 @@ interface StatusBody {
 
 function statusBodyOf(error: ApiException<unknown>): StatusBody {
   const body = error.body;
-  if (typeof body === 'object' && body !== null) return body as StatusBody;
+  if (typeof body === 'object' && body !== null) return body;
   try {
     return JSON.parse(String(body)) as StatusBody;
   } catch {

@@ -188,7 +188,7 @@ export function createKubernetesBackend(options: KubernetesBackendOptions): Kube
         if (!next) return current;
         const patch = {
           ...(!anyVersion(ifMatch) && { metadata: { resourceVersion: current.resourceVersion } }),
-          spec: mergePatchBetween(current.spec as Record<string, unknown>, next.spec as Record<string, unknown>),
+          spec: mergePatchBetween(current.spec, next.spec),
         };
         const patched = await call(() => api.patch(name, patch), name);
         let answer = patched;
@@ -209,10 +209,10 @@ export function createKubernetesBackend(options: KubernetesBackendOptions): Kube
         else cache.removed(name);
         await record(note, name, { before: current });
       }),
-    async changesSince(position) {
-      if (!listed) throw new UnavailableError('the AI policies are not listed from Kubernetes yet; try again shortly');
-      if (lost !== undefined) throw new UnavailableError(`the Kubernetes API server cannot be reached (${lost}); try again shortly`);
-      return cache.changesSince(position);
+    changesSince(position) {
+      if (!listed) return Promise.reject(new UnavailableError('the AI policies are not listed from Kubernetes yet; try again shortly'));
+      if (lost !== undefined) return Promise.reject(new UnavailableError(`the Kubernetes API server cannot be reached (${lost}); try again shortly`));
+      return Promise.resolve(cache.changesSince(position));
     },
     onChange: (handler) => handlers.push(handler),
     pageTokenKey: () => sharedPageTokenKey(db),
