@@ -209,7 +209,9 @@ async function registerFeatures(
   const pricing = await registerPricingFeature(context);
   registerUsageFeature(context);
   const budgets = await registerBudgetsFeature(context);
-  const llmGateway = await registerLlmGatewayFeature(context, { keys, pricing, ledger: budgets.ledger });
+  // the gateways below enforce the AI policies, so their view is loaded first
+  const aiPolicies = await registerAiGatewayFeature(context, { pricing });
+  const llmGateway = await registerLlmGatewayFeature(context, { keys, pricing, ledger: budgets.ledger, aiPolicies });
   const gateways = registerGatewaysFeature(context);
   const secrets = await registerManagedSecretsFeature(context);
   registerConnectorIdpsFeature(context, { secrets });
@@ -219,7 +221,6 @@ async function registerFeatures(
   const clusterSecrets = registerDiscoveredServersFeature(context, { gateways, env });
   const credentials = registerConnectorCredentialsFeature(context, { secrets, clusterSecrets });
   const toolUsage = await registerToolUsageFeature(context, { gateways });
-  await registerConnectorGatewayFeature(context, { keys, gateways, decisions, connections, credentials, toolUsage, verifyToken: gateway.verifyToken });
-  const aiPolicies = await registerAiGatewayFeature(context, { pricing });
+  await registerConnectorGatewayFeature(context, { keys, gateways, decisions, connections, credentials, toolUsage, aiPolicies, verifyToken: gateway.verifyToken });
   return { keys, pricing, budgets, llmGateway, gateways, secrets, decisions, connections, credentials, toolUsage, aiPolicies };
 }

@@ -81,4 +81,30 @@ describe.each(onPostgres.map((backend) => [backend.name, backend] as const))('AI
     expect(await names(writer)).toEqual(['shared-two']);
     expect(await within1s(reader, (listed) => !listed.includes('shared'))).toEqual(['shared-two']);
   });
+
+  it('enforces a policy written on one replica at the other within 1 s', async () => {
+    const [writer, reader] = replicas as [PlatformApp, PlatformApp];
+    const bob = await provider.mint({ sub: 'bob', claims: { groups: ['sales'] } });
+    const unrestricted = async () => {
+      const answer = await reader.http.inject({ method: 'GET', url: '/ai-gateway/v1/whoami', headers: { authorization: `Bearer ${bob}` } });
+      expect(answer.statusCode, answer.body).toBe(200);
+      return (JSON.parse(answer.body) as { unrestrictedModels: boolean }).unrestrictedModels;
+    };
+    const within1s = async (expected: boolean) => {
+      const deadline = Date.now() + 1_000;
+      let seen = await unrestricted();
+      while (seen !== expected && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        seen = await unrestricted();
+      }
+      return seen;
+    };
+    for (const name of await names(writer)) expect((await call(writer, 'DELETE', `${BASE}/${name}`, undefined, { 'if-match': '*' })).status).toBe(204);
+    expect(await within1s(true)).toBe(true);
+    const body = { metadata: { name: 'engineers-only' }, spec: { gatewayRef: { name: 'toolyard' }, principalMatchers: [{ claims: { groups: 'eng' } }] } };
+    expect((await call(writer, 'POST', BASE, body)).status).toBe(201);
+    expect(await within1s(false)).toBe(false);
+    expect((await call(writer, 'DELETE', `${BASE}/engineers-only`, undefined, { 'if-match': '*' })).status).toBe(204);
+    expect(await within1s(true)).toBe(true);
+  });
 });

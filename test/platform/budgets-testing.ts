@@ -57,6 +57,7 @@ export async function setLimits(db: Kysely<PlatformDatabase>, scope: 'default' |
 
 export function usageEvent(id: string, at: Date, subject: string, overrides: Partial<UsageEvent> = {}): UsageEvent {
   return {
+    ai_policy: { decision: 'allowed', policies: [] },
     auth_issuer: 'https://issuer.example',
     auth_subject: subject,
     duration_ms: 0,

@@ -68,6 +68,7 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect(Date.parse(String(ingestTime))).toBeGreaterThanOrEqual(Date.parse(String(eventTime)));
     expect(rest).toEqual({
       id,
+      ai_policy: { decision: 'allowed', policies: [] },
       auth_issuer: fixture.provider.issuer,
       auth_subject: 'alice',
       interaction_id: 'conversation-7',

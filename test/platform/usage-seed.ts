@@ -75,6 +75,7 @@ export async function seedEvents(db: Kysely<PlatformDatabase>, seeds: readonly E
       duration_ms: 120,
       raw_usage: JSON.stringify({ prompt_tokens: 10, completion_tokens: 5 }),
       interaction_id: id,
+      ai_policy: JSON.stringify({ decision: 'allowed', policies: [] }),
     };
   });
   if (rows.length > 0) await db.insertInto('usage_events').values(rows).execute();

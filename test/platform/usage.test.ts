@@ -233,6 +233,7 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
       '11111111-0000-4000-8000-000000000004',
     ]);
     expect(all.body.events[0]).toEqual({
+      ai_policy: { decision: 'allowed', policies: [] },
       auth_issuer: 'https://issuer.example',
       auth_subject: 'alice',
       duration_ms: 120,

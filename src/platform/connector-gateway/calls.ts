@@ -4,6 +4,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Ids } from '../../core/ids.js';
 import { toolEnabled, type Connections } from '../connections/lookup.js';
 import type { ConnectorDecisions } from '../connector-policies/decisions.js';
+import type { ConnectorAiPolicy } from './ai-policy.js';
 import { CredentialError, type UpstreamCredentials } from '../connector-credentials/credentials.js';
 import type { ConnectorRow } from '../connectors/store.js';
 import type { ToolCallUsage, ToolUsageRecorder } from '../tool-usage/recorder.js';
@@ -23,6 +24,7 @@ export interface ToolCalls {
 export interface ToolCallsOptions {
   catalog: ConnectorCatalog;
   decisions: ConnectorDecisions;
+  aiPolicy: ConnectorAiPolicy;
   connections: Connections;
   credentials: UpstreamCredentials;
   tools: UpstreamTools;
@@ -47,7 +49,7 @@ const DELIVERED: Verdict = { decision: 'allowed', outcome: 'ok', billable: true,
 const upstreamMessage = (error: McpError): string => error.message.replace(/^MCP error -?\d+: /, '');
 
 export function createToolCalls(options: ToolCallsOptions): ToolCalls {
-  const { catalog, decisions, connections, credentials, tools, upstreams, recorder, clock, ids, logger, environment } = options;
+  const { catalog, decisions, aiPolicy, connections, credentials, tools, upstreams, recorder, clock, ids, logger, environment } = options;
   const callTimeoutMs = options.callTimeoutMs ?? 60_000;
 
   /** The tool's hints for `call_tool`: the caller's listing when there is one; absent hints take the MCP defaults. */
@@ -99,6 +101,7 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
       const refuse = (verdict: Verdict, code: number, message: string) => settle(record(verdict), { error: { code, message: `${message} (call id ${callId})` } });
       const named = `connector "${connector.name}"`;
 
+      if (!aiPolicy.allows(user, connector.name)) return refuse(DENIED_BY_POLICY, RPC.denied, aiPolicy.refusal(user, connector.name));
       const [visible, connection] = await Promise.all([decisions.canUse(user.userId, policyConnector(connector)), connections.find(user.userId, connector.id)]);
       if (!visible) return refuse(DENIED_BY_POLICY, RPC.denied, `denied: ${named} is not visible to you (the connector policy does not allow use_connector)`);
       if (connection && !connection.enabled) return refuse(DISABLED_BY_USER, RPC.denied, `denied: you disabled ${named}`);

@@ -1,6 +1,7 @@
 import type { VerifiedToken } from '../../core/auth/token-verifier.js';
 import type { Connections } from '../connections/lookup.js';
 import type { UpstreamCredentials } from '../connector-credentials/credentials.js';
+import type { AiPoliciesFeature } from '../ai-policies/index.js';
 import type { ConnectorDecisions } from '../connector-policies/decisions.js';
 import { createUpstreamTransports, type UpstreamTransports } from '../connectors/mcp-transport.js';
 import type { PlatformContext } from '../context.js';
@@ -10,6 +11,7 @@ import { publicBaseUrl } from '../identity/authentication.js';
 import type { KeysFeature } from '../keys/index.js';
 import type { ToolUsageRecorder } from '../tool-usage/recorder.js';
 import { createConnectorGatewayAuthentication } from './authentication.js';
+import { createConnectorAiPolicy } from './ai-policy.js';
 import { createToolCalls } from './calls.js';
 import { createConnectorCatalog } from './catalog.js';
 import { createToolListing } from './listing.js';
@@ -28,6 +30,7 @@ export interface ConnectorGatewayDependencies {
   connections: Connections;
   credentials: UpstreamCredentials;
   toolUsage: ToolUsageRecorder;
+  aiPolicies: AiPoliciesFeature;
   /** Verifies a bearer JWT; absent in anonymous mode. */
   verifyToken: ((token: string) => Promise<VerifiedToken>) | undefined;
   /** How upstreams are reached (tests may replace the private-address guard's lookup). */
@@ -55,11 +58,12 @@ export async function registerConnectorGatewayFeature(context: PlatformContext, 
     verifyToken: deps.verifyToken,
   });
 
-  const service = createConnectorGatewayService({ catalog, decisions, connections, credentials, tools });
+  const aiPolicy = createConnectorAiPolicy({ enforcement: deps.aiPolicies.enforcement, gateway: config.aiGateway.gateway.name });
+  const service = createConnectorGatewayService({ catalog, decisions, aiPolicy, connections, credentials, tools });
   registerConnectorGatewayRoutes(http, { service, authenticate: authentication((request) => `${publicBaseUrl(config, request)}/.well-known/oauth-protected-resource`) });
 
-  const listing = createToolListing({ catalog, decisions, connections, credentials, tools, logger });
-  const calls = createToolCalls({ catalog, decisions, connections, credentials, tools, upstreams, recorder: deps.toolUsage, clock, ids, logger, environment: config.connectorGateway.environment });
+  const listing = createToolListing({ catalog, decisions, aiPolicy, connections, credentials, tools, logger });
+  const calls = createToolCalls({ catalog, decisions, aiPolicy, connections, credentials, tools, upstreams, recorder: deps.toolUsage, clock, ids, logger, environment: config.connectorGateway.environment });
   await registerMcpRoutes(http, { endpoint: createMcpEndpoint({ listing, calls, logger }), authenticate: authentication(mcpMetadataUrl(config)), gateways: deps.gateways, config });
 
   await catalog.current();

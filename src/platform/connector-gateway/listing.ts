@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { toolEnabled, type Connections } from '../connections/lookup.js';
 import type { ConnectorDecisions } from '../connector-policies/decisions.js';
+import type { ConnectorAiPolicy } from './ai-policy.js';
 import type { UpstreamCredentials } from '../connector-credentials/credentials.js';
 import type { ConnectorRow } from '../connectors/store.js';
 import type { ConnectorCatalog } from './catalog.js';
@@ -16,6 +17,7 @@ export interface ToolListing {
 export interface ToolListingOptions {
   catalog: ConnectorCatalog;
   decisions: ConnectorDecisions;
+  aiPolicy: ConnectorAiPolicy;
   connections: Connections;
   credentials: UpstreamCredentials;
   tools: UpstreamTools;
@@ -28,10 +30,11 @@ export interface ToolListingOptions {
  * The connectors are asked at once; one that fails drops only its own tools.
  */
 export function createToolListing(options: ToolListingOptions): ToolListing {
-  const { catalog, decisions, connections, credentials, tools, logger } = options;
+  const { catalog, decisions, aiPolicy, connections, credentials, tools, logger } = options;
 
   const toolsOf = async (caller: ConnectorCaller, connector: ConnectorRow): Promise<UpstreamTool[]> => {
     const { userId } = caller.user;
+    if (!aiPolicy.allows(caller.user, connector.name)) return [];
     const [visible, connection] = await Promise.all([decisions.canUse(userId, policyConnector(connector)), connections.find(userId, connector.id)]);
     if (!visible || (connection && !connection.enabled)) return [];
     if ((await credentials.servingProblem(connector, caller.credential)) !== undefined) return [];

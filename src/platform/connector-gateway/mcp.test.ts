@@ -4,7 +4,7 @@ import { createMcpEndpoint } from './mcp.js';
 import type { ConnectorCaller } from './tools.js';
 
 const caller: ConnectorCaller = {
-  user: { userId: 'u', subject: 's', issuer: null, groupIds: [], groups: [], email: null, keyId: null },
+  user: { userId: 'u', subject: 's', issuer: null, groupIds: [], groups: [], email: null, keyId: null, claims: { sub: 's' } },
   credential: { token: null, issuer: null },
 };
 

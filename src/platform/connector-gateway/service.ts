@@ -3,6 +3,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { BadGatewayError, InvalidInputError, NotFoundError, NotImplementedError, PreconditionFailedError, PreconditionRequiredError } from '../../core/errors.js';
 import type { Connections, ConnectionState } from '../connections/lookup.js';
 import type { ConnectorDecisions } from '../connector-policies/decisions.js';
+import type { ConnectorAiPolicy } from './ai-policy.js';
 import type { UpstreamCredentials } from '../connector-credentials/credentials.js';
 import type { ConnectorRow } from '../connectors/store.js';
 import { matches } from '../directory/service.js';
@@ -26,6 +27,7 @@ export interface ConnectorGatewayService {
 export interface ConnectorGatewayServiceOptions {
   catalog: ConnectorCatalog;
   decisions: ConnectorDecisions;
+  aiPolicy: ConnectorAiPolicy;
   connections: Connections;
   credentials: UpstreamCredentials;
   tools: UpstreamTools;
@@ -40,12 +42,12 @@ function etagOf(connectorId: string, connection: ConnectionState | undefined): s
 const describe = (error: unknown): string => (error instanceof McpError ? error.message : error instanceof Error ? error.message : String(error));
 
 export function createConnectorGatewayService(options: ConnectorGatewayServiceOptions): ConnectorGatewayService {
-  const { catalog, decisions, connections, credentials, tools } = options;
+  const { catalog, decisions, aiPolicy, connections, credentials, tools } = options;
 
   /** A connector the caller may see; any other is absent (404), whether it exists or not. */
   const visible = async (caller: ConnectorCaller, connectorId: string): Promise<ConnectorRow> => {
     const connector = (await catalog.current()).byId.get(connectorId);
-    if (!connector || !(await decisions.canUse(caller.user.userId, policyConnector(connector)))) {
+    if (!connector || !aiPolicy.allows(caller.user, connector.name) || !(await decisions.canUse(caller.user.userId, policyConnector(connector)))) {
       throw new NotFoundError(`connector_id: no connector with id ${connectorId} is visible to you`);
     }
     return connector;

@@ -8,6 +8,7 @@ import { ANONYMOUS_SUBJECT, type Actor } from './actor.js';
 import type { IdentityResolver } from './resolver.js';
 import { findUser, groupsOfUser } from './store.js';
 import type { GatewayPrincipal } from '../keys/gateway-auth.js';
+import { keyOwnerClaims } from '../ai-policies/enforcement.js';
 
 /** Who a gateway request is for (checks 2–3 passed): the directory user, its groups, and the OIDC subject its charges carry. */
 export interface GatewayCaller {
@@ -21,6 +22,8 @@ export interface GatewayCaller {
   email: string | null;
   /** The virtual key used; null for a token. */
   keyId: string | null;
+  /** What AI policies match (PLATFORM-API Part 5 rule 13): a token's claims, a key owner's directory record. */
+  claims: Readonly<Record<string, unknown>>;
 }
 
 export type CallerVerdict = { ok: true; caller: GatewayCaller } | { ok: false; code: 'no_directory_user' | 'user_inactive'; detail: string };
@@ -40,6 +43,7 @@ export interface CallerIdentitiesOptions {
 
 interface Member {
   userId: string;
+  userName: string;
   active: boolean;
   email: string | null;
   groups: { id: string; name: string }[];
@@ -49,6 +53,8 @@ interface Member {
 const MAX_REMEMBERED = 100_000;
 /** The memory's key for the anonymous trial user (no token binding looks like it). */
 const ANONYMOUS_KEY = '\u0000anonymous';
+/** The anonymous trial user's claims for AI policies (rule 13). */
+const ANONYMOUS_CLAIMS = Object.freeze({ sub: ANONYMOUS_SUBJECT });
 
 /**
  * The directory as the gateway needs it per request, kept in memory: user → active and groups, token
@@ -81,7 +87,7 @@ export function createCallerIdentities(options: CallerIdentitiesOptions): Caller
     const since = generation;
     const user = await findUser(db, userId);
     if (!user) return undefined;
-    const member = { userId, active: user.active, email: user.email, groups: await groupsOfUser(db, userId) };
+    const member = { userId, userName: user.user_name, active: user.active, email: user.email, groups: await groupsOfUser(db, userId) };
     remember(byUser, userId, member, since);
     return member;
   };
@@ -93,12 +99,12 @@ export function createCallerIdentities(options: CallerIdentitiesOptions): Caller
     if (known) return known;
     const since = generation;
     const resolved = await identity.resolve({ kind: 'user', issuer, subject: token.subject, claims: token.claims, provider: token.provider, roles: new Set(), requestId: null });
-    const member = { userId: resolved.user.id, active: resolved.user.active, email: resolved.user.email, groups: await groupsOfUser(db, resolved.user.id) };
+    const member = { userId: resolved.user.id, userName: resolved.user.user_name, active: resolved.user.active, email: resolved.user.email, groups: await groupsOfUser(db, resolved.user.id) };
     remember(byToken, key, member, since);
     return member;
   };
 
-  const callerOf = (member: Member, subject: string, issuer: string | null, keyId: string | null): GatewayCaller => ({
+  const callerOf = (member: Member, subject: string, issuer: string | null, keyId: string | null, claims: Readonly<Record<string, unknown>>): GatewayCaller => ({
     userId: member.userId,
     subject,
     issuer,
@@ -106,6 +112,7 @@ export function createCallerIdentities(options: CallerIdentitiesOptions): Caller
     groups: member.groups,
     email: member.email,
     keyId,
+    claims,
   });
 
   return {
@@ -115,11 +122,11 @@ export function createCallerIdentities(options: CallerIdentitiesOptions): Caller
         const since = generation;
         const actor: Actor = { kind: 'anonymous', issuer: null, subject: ANONYMOUS_SUBJECT, claims: {}, provider: null, roles: new Set(), requestId: null };
         const resolved = await identity.resolve(actor);
-        member = { userId: resolved.user.id, active: resolved.user.active, email: resolved.user.email, groups: await groupsOfUser(db, resolved.user.id) };
+        member = { userId: resolved.user.id, userName: resolved.user.user_name, active: resolved.user.active, email: resolved.user.email, groups: await groupsOfUser(db, resolved.user.id) };
         remember(byToken, ANONYMOUS_KEY, member, since);
       }
       if (!member.active) return { ok: false, code: 'user_inactive', detail: 'the anonymous user is inactive in the directory' };
-      return { ok: true, caller: callerOf(member, ANONYMOUS_SUBJECT, null, null) };
+      return { ok: true, caller: callerOf(member, ANONYMOUS_SUBJECT, null, null, ANONYMOUS_CLAIMS) };
     },
     async resolve(principal) {
       if (principal.kind === 'key') {
@@ -127,13 +134,14 @@ export function createCallerIdentities(options: CallerIdentitiesOptions): Caller
         const member = await memberOfUser(key.ownerUserId);
         if (!member) return { ok: false, code: 'no_directory_user', detail: `the owner of the API key ${key.keyId} is no longer in the directory` };
         if (!member.active) return { ok: false, code: 'user_inactive', detail: `the owner of the API key ${key.keyId} is inactive in the directory` };
-        return { ok: true, caller: callerOf(member, key.subject, key.issuer, key.keyId) };
+        const claims = keyOwnerClaims({ issuer: key.issuer, subject: key.subject, email: member.email, userName: member.userName, groupNames: member.groups.map((group) => group.name) });
+        return { ok: true, caller: callerOf(member, key.subject, key.issuer, key.keyId, claims) };
       }
       const { token } = principal;
       try {
         const member = await memberOfToken(token);
         const issuer = typeof token.claims.iss === 'string' ? token.claims.iss : null;
-        return { ok: true, caller: callerOf(member, token.subject, issuer, null) };
+        return { ok: true, caller: callerOf(member, token.subject, issuer, null, token.claims) };
       } catch (error) {
         if (!(error instanceof UnauthenticatedError)) throw error;
         const inactive = /inactive/.test(error.message);

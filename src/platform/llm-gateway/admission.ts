@@ -44,8 +44,8 @@ export function createAdmitter(options: AdmissionOptions): Admitter {
         const where = upstream ? `is not served on ${request.route}` : `has no configured upstream provider ${JSON.stringify(priced.provider)}`;
         return { admitted: false, status: 404, code: 'model_not_found', detail: `the model ${JSON.stringify(requested)} (${priced.provider}/${priced.model}) ${where}`, priced };
       }
-      // Check 6 (an AI policy of the caller allows the model: 403 model_not_allowed) belongs here, between
-      // the provider and the budgets; AI gateway management (Part 5) brings the policies it reads.
+      const policy = request.modelAdmission;
+      if (!policy.allowed) return { admitted: false, status: 403, code: 'model_not_allowed', detail: policy.message ?? 'no AI policy allows this model for you', priced };
       const bound = reservationBound(request.format, request.body, request.rawBody.length, priced, modelLimitsOf(limits, priced));
       const decision = await ledger.admit({
         eventId: request.eventId,

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { WireFormat } from '../keys/gateway-auth.js';
 import type { UsageEvent, UsageOutcome } from '../usage/schemas.js';
 import type { GatewayCaller } from '../identity/callers.js';
+import type { ModelAdmission } from '../ai-policies/enforcement.js';
 
 /** One gateway request from the moment its caller is known (checks 1–3 passed). */
 export interface GatewayRequest {
@@ -17,6 +18,8 @@ export interface GatewayRequest {
   requestedModel: string;
   interactionId: string;
   caller: GatewayCaller;
+  /** Admission step 6 (PLATFORM-API Part 5 rule 16), decided once the caller is known; every event records it. */
+  modelAdmission: ModelAdmission;
   body: Record<string, unknown>;
   /** The client's headers (the upstream gets a few of them). */
   headers: IncomingHttpHeaders;
@@ -43,6 +46,7 @@ export interface EventOutcome {
 export function usageEvent(request: GatewayRequest, outcome: EventOutcome): UsageEvent {
   const { caller } = request;
   return {
+    ai_policy: request.modelAdmission.aiPolicy,
     auth_issuer: caller.issuer,
     auth_subject: caller.subject,
     duration_ms: Math.max(0, Math.round(outcome.durationMs)),

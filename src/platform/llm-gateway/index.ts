@@ -1,4 +1,6 @@
 import { parseDuration } from '../../core/config/duration.js';
+import { admitModel } from '../ai-policies/enforcement.js';
+import type { AiPoliciesFeature } from '../ai-policies/index.js';
 import type { BudgetLedger } from '../budgets/ledger.js';
 import type { PlatformContext } from '../context.js';
 import type { KeysFeature } from '../keys/index.js';
@@ -21,7 +23,7 @@ export interface LlmGatewayFeature {
 /** The LLM gateway (/llm): OpenAI, Anthropic and Gemini routes, admission against prices and budgets, upstreams, settlement. */
 export async function registerLlmGatewayFeature(
   context: PlatformContext,
-  features: { keys: KeysFeature; pricing: PricingFeature; ledger: BudgetLedger },
+  features: { keys: KeysFeature; pricing: PricingFeature; ledger: BudgetLedger; aiPolicies: AiPoliciesFeature },
 ): Promise<LlmGatewayFeature> {
   const { http, db, clock, ids, logger, changes, identity, config } = context;
   const gateway = config.llmGateway;
@@ -37,12 +39,16 @@ export async function registerLlmGatewayFeature(
     pendingEvent: (request, priced) =>
       usageEvent(request, { outcome: 'upstream_error', model: priced.model, provider: priced.provider, upstreamStatus: 0, rawUsage: null, durationMs: 0, ingestTime: clock.now() }),
   });
-  const pipeline = createPipeline({ clock, identities, admitter, exchanges: createExchanges({ clock, logger, settlements, upstreamTimeoutMs }), settlements });
+  const { enforcement } = features.aiPolicies;
+  const governing = config.aiGateway.gateway.name;
+  const modelPolicy = (claims: Readonly<Record<string, unknown>>) => admitModel(enforcement.decide(claims), governing);
+  const pipeline = createPipeline({ clock, identities, admitter, exchanges: createExchanges({ clock, logger, settlements, upstreamTimeoutMs }), settlements, modelPolicy });
   await registerGatewayRoutes(http, {
     authentication: features.keys.authentication,
     identities,
     pipeline,
     models: createListedModels({ catalog: features.pricing.catalog, upstreams }),
+    modelPolicy,
     ids,
     maxBodyBytes: gateway.maxBodyBytes,
   });

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../core/clock.js';
 import type { WireFormat } from '../keys/gateway-auth.js';
+import type { ModelAdmission } from '../ai-policies/enforcement.js';
 import type { Admitter } from './admission.js';
 import { usageEvent, type GatewayRequest } from './event.js';
 import type { createExchanges } from './exchange.js';
@@ -20,6 +21,8 @@ export interface PipelineOptions {
   admitter: Admitter;
   exchanges: ReturnType<typeof createExchanges>;
   settlements: Settlements;
+  /** Admission step 6: what the AI policies decide for the caller's claims (answered from memory). */
+  modelPolicy: (claims: Readonly<Record<string, unknown>>) => ModelAdmission;
 }
 
 export interface RouteCall {
@@ -32,7 +35,7 @@ export interface RouteCall {
 }
 
 export function createPipeline(options: PipelineOptions) {
-  const { clock, identities, admitter, exchanges, settlements } = options;
+  const { clock, identities, admitter, exchanges, settlements, modelPolicy } = options;
   return async (call: RouteCall, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const startedAt = performance.now();
     const principal = request.gatewayPrincipal;
@@ -50,6 +53,7 @@ export function createPipeline(options: PipelineOptions) {
       requestedModel: call.requestedModel,
       interactionId: typeof interaction === 'string' && interaction !== '' ? interaction : request.id,
       caller: verdict.caller,
+      modelAdmission: modelPolicy(verdict.caller.claims),
       headers: request.headers,
       body: request.body as Record<string, unknown>,
       rawBody: request.llmRawBody ?? Buffer.alloc(0),

@@ -5,6 +5,7 @@ import type { HttpApp } from '../../core/http/app.js';
 import { DomainError } from '../../core/errors.js';
 import type { GatewayAuthentication, WireFormat } from '../keys/gateway-auth.js';
 import type { CallerIdentities } from '../identity/callers.js';
+import type { ModelAdmission } from '../ai-policies/enforcement.js';
 import type { ListedModels } from './models.js';
 import type { createPipeline, RouteCall } from './pipeline.js';
 import { parseGatewayBody, requestProblem } from './request-body.js';
@@ -21,6 +22,7 @@ export interface GatewayRouteOptions {
   identities: CallerIdentities;
   pipeline: ReturnType<typeof createPipeline>;
   models: ListedModels;
+  modelPolicy: (claims: Readonly<Record<string, unknown>>) => ModelAdmission;
   ids: Ids;
   maxBodyBytes: number;
 }
@@ -123,7 +125,8 @@ export async function registerGatewayRoutes(http: HttpApp, options: GatewayRoute
         if (!principal) throw new Error('the gateway authentication step did not run');
         const verdict = await options.identities.resolve(principal);
         if (!verdict.ok) return sendGatewayError(reply, 'openai', 401, verdict.code, verdict.detail, request.id);
-        return reply.send(options.models.list());
+        // the same set as AI gateway management's models (rule 14): all or nothing, as v1alpha1 policies decide
+        return reply.send(options.models.list({ allowed: options.modelPolicy(verdict.caller.claims).allowed }));
       },
     );
     done();

@@ -12,6 +12,7 @@ import * as connectorPolicies from './010_connector_policies.js';
 import * as connections from './011_connections.js';
 import * as toolUsage from './012_tool_usage.js';
 import * as aiPolicies from './013_ai_policies.js';
+import * as usageAiPolicy from './014_usage_ai_policy.js';
 
 /** In the order they apply; a feature adds its own file and line. */
 export const platformMigrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ export const platformMigrations: Record<string, Migration> = {
   '011_connections': connections,
   '012_tool_usage': toolUsage,
   '013_ai_policies': aiPolicies,
+  '014_usage_ai_policy': usageAiPolicy,
 };
 
 export const PLATFORM_MIGRATION_TABLE = 'platform_migrations';

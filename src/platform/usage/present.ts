@@ -22,6 +22,7 @@ export function presentCharge(row: ChargeRow): Charge {
 
 export function presentUsageEvent(row: UsageEventRow): UsageEvent {
   return {
+    ai_policy: row.ai_policy,
     auth_issuer: row.auth_issuer,
     auth_subject: row.auth_subject,
     duration_ms: row.duration_ms,

@@ -30,8 +30,17 @@ export const ChargeSchema = Type.Object(
   { $id: 'Charge', additionalProperties: false },
 );
 
+export const AiPolicyDecisionSchema = Type.Object(
+  {
+    decision: Type.Union([Type.Literal('allowed'), Type.Literal('denied')], { description: 'what the AI policies of the gateway decided for the caller' }),
+    policies: Type.Array(Type.String(), { description: 'the names of the AI policies the caller matched' }),
+  },
+  { additionalProperties: false, description: 'the AI policy decision at admission (PLATFORM-API Part 5 rule 16)' },
+);
+
 export const UsageEventSchema = Type.Object(
   {
+    ai_policy: AiPolicyDecisionSchema,
     auth_issuer: NullableString,
     auth_subject: Type.String(),
     duration_ms: Type.Integer({ minimum: 0 }),
@@ -55,6 +64,7 @@ export const UsageEventSchema = Type.Object(
 
 export type Charge = Static<typeof ChargeSchema>;
 export type UsageEvent = Static<typeof UsageEventSchema>;
+export type AiPolicyDecision = Static<typeof AiPolicyDecisionSchema>;
 
 /* Reads of charges and usage events, the daily spend series and the spend export (PLATFORM-API Part 3 §4, §5). */
 

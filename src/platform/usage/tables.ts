@@ -1,6 +1,6 @@
 import type { ColumnType } from 'kysely';
 import type { BudgetScope } from '../budgets/tables.js';
-import type { UsageOutcome } from './schemas.js';
+import type { AiPolicyDecision, UsageOutcome } from './schemas.js';
 
 type Timestamp = ColumnType<Date, Date, Date>;
 
@@ -38,6 +38,7 @@ export interface UsageEventsTable {
   duration_ms: number;
   raw_usage: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   interaction_id: string;
+  ai_policy: ColumnType<AiPolicyDecision, string, string>;
 }
 
 export interface UsageTables {
