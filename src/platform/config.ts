@@ -324,7 +324,6 @@ export function checkPlatformConfig(config: PlatformConfig): string[] {
   }
   if (!parseDuration(config.toolUsage.checkpointInterval)) problems.push(`toolUsage.checkpointInterval: "${config.toolUsage.checkpointInterval}" is not a positive duration (examples: 30s, 5m)`);
   if (!parseDuration(config.aiGateway.pageTokenTtl)) problems.push(`aiGateway.pageTokenTtl: "${config.aiGateway.pageTokenTtl}" is not a positive duration (examples: 90s, 5m)`);
-  if (config.aiGateway.backend === 'kubernetes') problems.push('aiGateway.backend: the kubernetes backend is not available in this version; use database');
   if (parseDuration(config.server.shutdownDelay) === undefined) problems.push(`server.shutdownDelay: "${config.server.shutdownDelay}" is not a duration (examples: 30s, 5m, 1h30m)`);
   if (config.telemetry.endpoint !== undefined && !/^https?:\/\/[^/]/.test(config.telemetry.endpoint)) problems.push(`telemetry.endpoint: "${config.telemetry.endpoint}" is not an http(s) URL`);
   return problems;

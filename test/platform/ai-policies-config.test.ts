@@ -15,9 +15,18 @@ describe('the aiGateway configuration block', () => {
 
   it('takes every key the contract shows', () => {
     const { aiGateway } = platformConfig({
-      aiGateway: { gateway: { name: 'edge.example', namespace: 'ai' }, requirePolicy: true, pageTokenTtl: '90s', rateLimit: { requestsPerSecond: 0, burst: 0 } },
+      aiGateway: {
+        gateway: { name: 'edge.example', namespace: 'ai' },
+        backend: 'kubernetes',
+        kubernetes: { kubeconfig: '/etc/toolyard/kubeconfig' },
+        requirePolicy: true,
+        pageTokenTtl: '90s',
+        rateLimit: { requestsPerSecond: 0, burst: 0 },
+      },
     });
     expect(aiGateway.gateway).toEqual({ name: 'edge.example', namespace: 'ai' });
+    expect(aiGateway.backend).toBe('kubernetes');
+    expect(aiGateway.kubernetes).toEqual({ kubeconfig: '/etc/toolyard/kubeconfig' });
     expect(aiGateway.requirePolicy).toBe(true);
     expect(aiGateway.rateLimit).toEqual({ requestsPerSecond: 0, burst: 0 });
   });
@@ -28,7 +37,7 @@ describe('the aiGateway configuration block', () => {
     [{ pageTokenTtl: 'soon' }, 'aiGateway.pageTokenTtl'],
     [{ rateLimit: { burst: -1 } }, 'aiGateway.rateLimit.burst'],
     [{ backend: 'etcd' }, 'aiGateway.backend'],
-    [{ backend: 'kubernetes' }, 'aiGateway.backend'],
+    [{ backend: 'kubernetes', kubernetes: { kubeconfig: '' } }, 'aiGateway.kubernetes.kubeconfig'],
     [{ extra: true }, 'aiGateway'],
   ])('stops the start naming the key of %j', (block, key) => {
     expect(() => platformConfig({ aiGateway: block })).toThrow(key);

@@ -1,14 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import type { PlatformApp } from '../../src/platform/app.js';
+import type { FakeKubernetes } from '../helpers/fake-kubernetes.js';
 import type { OidcProvider } from '../helpers/oidc-provider.js';
+import { backendSettings, policyBackendsOn } from './ai-policies-testing.js';
 import { startReplicas, startTestProvider } from './helpers.js';
 
 const BASE = '/ai-gateway/v1/policies';
 
-// two replicas need a database they share: PostgreSQL (PGlite belongs to one process)
-describe.each(testDatabaseTargets().filter((target) => target.name === 'postgres').map((target) => [target.name, target] as const))('AI policies on two replicas (%s)', (_name, target) => {
+// two replicas need a database they share: PostgreSQL (PGlite belongs to one process); on the kubernetes backend they share the API server too
+const onPostgres = testDatabaseTargets().filter((target) => target.name === 'postgres').flatMap(policyBackendsOn);
+
+describe.each(onPostgres.map((backend) => [backend.name, backend] as const))('AI policies on two replicas (%s)', (_name, backend) => {
+  const { target } = backend;
   let provider: OidcProvider;
+  let kube: FakeKubernetes | undefined;
   let created: Awaited<ReturnType<typeof target.create>>;
   const replicas: PlatformApp[] = [];
   let admin = '';
@@ -33,13 +39,16 @@ describe.each(testDatabaseTargets().filter((target) => target.name === 'postgres
   beforeAll(async () => {
     provider = await startTestProvider();
     created = await target.create();
-    replicas.push(...(await startReplicas(provider, created)));
+    const selected = await backendSettings(backend);
+    kube = selected.kube;
+    replicas.push(...(await startReplicas(provider, created, 2, { aiGateway: selected.settings })));
     admin = await provider.mint({ sub: 'root', claims: { roles: ['admin'] } });
   });
   afterAll(async () => {
     for (const app of replicas) await app.close();
     await created.drop();
     await provider.close();
+    await kube?.close();
   });
 
   it('shows a create, a patch and a delete made on one replica in the other\'s lists within 1 s, and in the writer\'s at once', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
+import type { FakeKubernetes } from '../helpers/fake-kubernetes.js';
 import type { OidcProvider } from '../helpers/oidc-provider.js';
+import { aiPolicyBackends, backendSettings } from './ai-policies-testing.js';
 import { createTestPlatform, oauthWith, startTestProvider, type CallResult, type TestPlatform } from './helpers.js';
 
 const BASE = '/ai-gateway/v1/policies';
@@ -33,9 +34,10 @@ const policyBody = (name: string, extra: { labels?: Record<string, string>; gate
   spec: { gatewayRef: { name: extra.gateway ?? 'toolyard' }, principalMatchers: [{ claims: { groups: 'engineering' } }], ...extra.spec },
 });
 
-describe.each(testDatabaseTargets().map((target) => [target.name, target] as const))('AI policies (%s)', (_name, target) => {
+describe.each(aiPolicyBackends().map((backend) => [backend.name, backend] as const))('AI policies (%s)', (_name, backend) => {
   let provider: OidcProvider;
   let platform: TestPlatform;
+  let kube: FakeKubernetes | undefined;
   let offsetMs = 0;
   const tokens = { admin: '', writer: '', auditor: '', user: '' };
 
@@ -51,9 +53,11 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
 
   beforeAll(async () => {
     provider = await startTestProvider();
+    const selected = await backendSettings(backend);
+    kube = selected.kube;
     platform = await createTestPlatform({
-      target,
-      config: { auth: oauthWith(provider), aiGateway: { gateway: { name: 'toolyard', namespace: 'ai-system' }, rateLimit: { requestsPerSecond: 0, burst: 0 } } },
+      target: backend.target,
+      config: { auth: oauthWith(provider), aiGateway: { gateway: { name: 'toolyard', namespace: 'ai-system' }, rateLimit: { requestsPerSecond: 0, burst: 0 }, ...selected.settings } },
       clock: { now: () => new Date(Date.now() + offsetMs) },
     });
     const exp = Math.floor(Date.now() / 1000) + 3600;
@@ -65,6 +69,7 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
   afterAll(async () => {
     await platform.dispose();
     await provider.close();
+    await kube?.close();
   });
 
   it('creates a policy with 201, its ETag and Location, the maintained metadata and this gateway\'s status', async () => {

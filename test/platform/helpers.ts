@@ -110,13 +110,13 @@ export async function tempFile(name: string, content: string): Promise<string> {
 }
 
 /**
- * Two (or more) replicas on one PostgreSQL database, the first on `database`. Their change-feed poll is
+ * Two (or more) replicas on one PostgreSQL database, the first on `database`, with `more` configuration. Their change-feed poll is
  * slowed to a minute, so what one replica learns of another's writes comes from NOTIFY (and a feature's own poll).
  */
-export async function startReplicas(provider: OidcProvider, created: { url?: string; database: unknown }, count = 2): Promise<PlatformApp[]> {
+export async function startReplicas(provider: OidcProvider, created: { url?: string; database: unknown }, count = 2, more: Record<string, unknown> = {}): Promise<PlatformApp[]> {
   const replicas: PlatformApp[] = [];
   for (let index = 0; index < count; index++) {
-    const config = platformConfig({ auth: oauthWith(provider), database: { url: created.url, maxConnections: 3 } });
+    const config = platformConfig({ auth: oauthWith(provider), database: { url: created.url, maxConnections: 3 }, ...more });
     const app = await buildPlatformApp({ config, ...(index === 0 && { database: created.database as never }), logger: silentLogger, jwksCooldownMs: 0, changePollMs: 60_000 });
     app.start();
     replicas.push(app);

@@ -22,6 +22,9 @@ export interface StoredPolicy {
   annotations: Record<string, string>;
   spec: PolicySpec;
   status: PolicyStatus;
+  /** Set on a Kubernetes object held by finalizers: it is listed, not enforced (section 2.5). */
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
 }
 
 /** What a write stores: everything but the resource version, which the backend draws. */
@@ -36,7 +39,7 @@ export interface WriteNote {
 export type PolicyChange = { kind: 'upsert'; policy: StoredPolicy } | { kind: 'delete'; name: string };
 
 /**
- * Where AI policies live: the platform's database, or (later) AIPolicy custom resources in Kubernetes.
+ * Where AI policies live: the platform's database, or AIPolicy custom resources in Kubernetes.
  * Each write checks `If-Match` against the stored version (404 first, then 412) and audits itself.
  */
 export interface AiPolicyBackend {
@@ -170,6 +173,11 @@ export function createDatabaseBackend(options: DatabaseBackendOptions): AiPolicy
         return { changes: events.map((event) => event.change), position: last ? String(last.version) : (position ?? '0') };
       }),
     onChange: (handler) => changes.subscribe(TOPICS.aiPolicies, handler),
-    pageTokenKey: () => guarded(async () => Buffer.from(await store.sharedPageTokenKey(db, randomBytes(32).toString('base64')), 'base64')),
+    pageTokenKey: () => sharedPageTokenKey(db),
   };
+}
+
+/** The page token key in the platform database, whichever backend keeps the policies: every replica reads the same. */
+export function sharedPageTokenKey(db: Kysely<PlatformDatabase>): Promise<Buffer> {
+  return guarded(async () => Buffer.from(await store.sharedPageTokenKey(db, randomBytes(32).toString('base64')), 'base64'));
 }

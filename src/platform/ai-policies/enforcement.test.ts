@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredPolicy } from './backend.js';
 import { admitModel, connectorAllowed, createAiEnforcement, keyOwnerClaims } from './enforcement.js';
+import type { Condition } from './schemas.js';
 
 const policy = (name: string, spec: { gateway?: string; servers?: string[]; matchers: Record<string, string>[]; description?: string }): StoredPolicy => ({
   name,
@@ -16,7 +17,11 @@ const policy = (name: string, spec: { gateway?: string; servers?: string[]; matc
     ...(spec.servers && { mcpPolicy: { servers: spec.servers } }),
     ...(spec.description !== undefined && { description: spec.description }),
   },
-  status: { appliedToSecurityPolicy: true, conditions: [], observedGeneration: 1 },
+  status: {
+    appliedToSecurityPolicy: true,
+    conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: '', observedGeneration: 1, lastTransitionTime: '2026-11-26T00:00:00.000Z' }],
+    observedGeneration: 1,
+  },
 });
 
 describe('AI policy admission', () => {
@@ -70,6 +75,18 @@ describe('AI policy admission', () => {
     const claims = keyOwnerClaims({ issuer: 'https://idp.example', subject: 's-1', email: null, userName: 'kim', groupNames: ['platform', 'all'] });
     expect(claims).toEqual({ iss: 'https://idp.example', sub: 's-1', preferred_username: 'kim', groups: ['platform', 'all'] });
     expect(enforcement.decide(claims).matched.map((item) => item.name)).toEqual(['team']);
+  });
+
+  it('enforces only accepted policies that are not held by finalizers', () => {
+    const enforcement = createAiEnforcement({ gateway: 'g', requirePolicy: false });
+    const invalid = policy('invalid', { matchers: [{ sub: 'a' }] });
+    invalid.status = { appliedToSecurityPolicy: false, conditions: [{ ...(invalid.status.conditions[0] as Condition), status: 'False', reason: 'Invalid' }], observedGeneration: 1 };
+    const unobserved = { ...policy('unobserved', { matchers: [{ sub: 'a' }] }), status: { appliedToSecurityPolicy: false, conditions: [], observedGeneration: 0 } };
+    const deleting = { ...policy('deleting', { matchers: [{ sub: 'a' }] }), deletionTimestamp: '2026-11-26T00:00:00.000Z', deletionGracePeriodSeconds: 0 };
+    enforcement.load([invalid, unobserved, deleting]);
+    expect(enforcement.decide({ sub: 'a' })).toMatchObject({ governed: false, matched: [] });
+    enforcement.load([invalid, unobserved, deleting, policy('kept', { matchers: [{ sub: 'a' }] })]);
+    expect(enforcement.decide({ sub: 'a' }).matched.map((item) => item.name)).toEqual(['kept']);
   });
 
   it('decides against 10,000 policies by the same rules', () => {

@@ -84,6 +84,10 @@ export function claimsForMatching(claims: Readonly<Record<string, unknown>>): Re
   return normalized;
 }
 
+/** Rule 13: accepted (an object written to Kubernetes directly may not be), and not held by finalizers. */
+const isEnforceable = (policy: StoredPolicy) =>
+  policy.deletionTimestamp === undefined && policy.status.conditions.some((condition) => condition.type === 'Accepted' && condition.status === 'True');
+
 const indexKey = (name: string, value: string) => `${name}\u0000${value}`;
 
 /**
@@ -97,9 +101,8 @@ export function createAiEnforcement(options: { gateway: string; requirePolicy: b
 
   return {
     load(policies) {
-      // on the database backend every stored policy is accepted; none is held by finalizers
       enforced = policies
-        .filter((policy) => policy.spec.gatewayRef.name === options.gateway)
+        .filter((policy) => policy.spec.gatewayRef.name === options.gateway && isEnforceable(policy))
         .map((policy) => ({
           name: policy.name,
           description: policy.spec.description ?? '',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyMergePatch } from './merge-patch.js';
+import { applyMergePatch, mergePatchBetween } from './merge-patch.js';
 
 // The examples of RFC 7396, appendix A
 describe('JSON merge patch', () => {
@@ -21,5 +21,17 @@ describe('JSON merge patch', () => {
     [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }],
   ])('%j patched with %j is %j', (target, patch, expected) => {
     expect(applyMergePatch(target, patch)).toEqual(expected);
+  });
+});
+
+describe('the merge patch between two objects', () => {
+  it.each([
+    [{ description: 'a', gatewayRef: { name: 'g' } }, { gatewayRef: { name: 'g' } }, { description: null }],
+    [{ mcpPolicy: { servers: ['a'] } }, { mcpPolicy: {} }, { mcpPolicy: { servers: null } }],
+    [{ principalMatchers: [{ claims: { a: 'b' } }] }, { principalMatchers: [{ claims: { a: 'c' } }] }, { principalMatchers: [{ claims: { a: 'c' } }] }],
+    [{ a: { b: 1 } }, { a: { b: 1 }, c: 2 }, { c: 2 }],
+  ])('from %j to %j is %j, and applying it gives the second', (before, after, patch) => {
+    expect(mergePatchBetween(before, after)).toEqual(patch);
+    expect(applyMergePatch(before, patch)).toEqual(after);
   });
 });

@@ -23,3 +23,17 @@ export function jsonEqual(left: unknown, right: unknown): boolean {
   }
   return false;
 }
+
+/** The merge patch that turns `before` into `after` (RFC 7396): changed members, and `null` for removed ones. */
+export function mergePatchBetween(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
+  const patch: Record<string, unknown> = {};
+  for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) patch[key] = null;
+  for (const [key, value] of Object.entries(after)) {
+    const was = before[key];
+    if (isObject(was) && isObject(value)) {
+      const inner = mergePatchBetween(was, value);
+      if (Object.keys(inner).length > 0) patch[key] = inner;
+    } else if (!jsonEqual(was, value)) patch[key] = value;
+  }
+  return patch;
+}
