@@ -99,4 +99,19 @@ describe('AI policy admission', () => {
     expect(connectorAllowed(decision, 's-1006')).toBe(true);
     expect(connectorAllowed(decision, 's-6')).toBe(false);
   });
+
+  it('still needs every pair of a matcher when most matchers share one of them (an issuer)', () => {
+    const enforcement = createAiEnforcement({ gateway: 'g', requirePolicy: false });
+    const issuer = 'https://idp.example';
+    enforcement.load([
+      policy('team', { matchers: [{ iss: issuer, groups: 'platform' }], servers: ['s-9'] }),
+      ...Array.from({ length: 1_000 }, (_, index) => policy(`user-${String(index).padStart(4, '0')}`, { matchers: [{ iss: issuer, sub: `u-${String(index)}` }], servers: [`s-${String(index % 3)}`] })),
+    ]);
+    const names = (claims: Record<string, unknown>) => enforcement.decide(claims).matched.map((item) => item.name);
+    expect(names({ iss: issuer, sub: 'u-42', groups: ['platform'] })).toEqual(['team', 'user-0042']);
+    expect(names({ iss: 'https://other.example', sub: 'u-42', groups: ['platform'] })).toEqual([]);
+    expect(names({ iss: issuer, sub: 'nobody' })).toEqual([]);
+    const decision = enforcement.decide({ iss: issuer, sub: ['u-1', 'u-4'] });
+    expect(decision.servers).toEqual({ every: false, names: new Set(['s-1']) });
+  });
 });

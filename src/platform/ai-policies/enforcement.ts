@@ -1,4 +1,3 @@
-import { isVisible } from '../../core/auth/claims.js';
 import type { StoredPolicy } from './backend.js';
 
 /** A policy of the enforcement set, as admission uses it. */
@@ -88,16 +87,38 @@ export function claimsForMatching(claims: Readonly<Record<string, unknown>>): Re
 const isEnforceable = (policy: StoredPolicy) =>
   policy.deletionTimestamp === undefined && policy.status.conditions.some((condition) => condition.type === 'Accepted' && condition.status === 'True');
 
-const indexKey = (name: string, value: string) => `${name}\u0000${value}`;
+/** A matcher filed under one of its claim pairs: the pairs it needs, every one of them. */
+interface Filed {
+  policy: number;
+  pairs: readonly (readonly [name: string, value: string])[];
+}
+
+/** The visibility rule of the registry's claims (isVisible) over the caller's values as sets. */
+function holdsAll(held: ReadonlyMap<string, ReadonlySet<string>>, pairs: Filed['pairs']): boolean {
+  for (const [name, value] of pairs) if (held.get(name)?.has(value) !== true) return false;
+  return true;
+}
+
+/** The map of a claim's values, made on first use. */
+function valuesOf<T>(byName: Map<string, Map<string, T>>, name: string): Map<string, T> {
+  let values = byName.get(name);
+  if (!values) byName.set(name, (values = new Map<string, T>()));
+  return values;
+}
 
 /**
- * The enforcement set of gateway G, compiled for admission: each matcher is filed under one of its claim
- * pairs, so a decision looks only at the matchers that share a pair with the caller, whatever the
+ * The enforcement set of gateway G, compiled for admission: each matcher is filed under the rarest of its
+ * claim pairs (a pair many matchers share, such as an issuer, would have every caller holding it try them
+ * all), so a decision looks only at the matchers that share a rare pair with the caller, whatever the
  * number of policies.
  */
 export function createAiEnforcement(options: { gateway: string; requirePolicy: boolean }): AiEnforcement {
   let enforced: EnforcedPolicy[] = [];
-  let index = new Map<string, { policy: number; matcher: Readonly<Record<string, string>> }[]>();
+  let index = new Map<string, Map<string, Filed[]>>();
+  // each connector name once, and each policy's connectors by number: a decision with many matched policies
+  // unions numbers instead of hashing every policy's strings again
+  let serverNames: string[] = [];
+  let serverIds: Int32Array[] = [];
 
   return {
     load(policies) {
@@ -109,31 +130,77 @@ export function createAiEnforcement(options: { gateway: string; requirePolicy: b
           servers: policy.spec.mcpPolicy?.servers ?? [],
           matchers: policy.spec.principalMatchers.map((matcher) => matcher.claims),
         }));
-      const next = new Map<string, { policy: number; matcher: Readonly<Record<string, string>> }[]>();
+      const numbers = new Map<string, number>();
+      serverNames = [];
+      serverIds = enforced.map((policy) =>
+        Int32Array.from(policy.servers, (name) => {
+          const known = numbers.get(name);
+          if (known !== undefined) return known;
+          numbers.set(name, serverNames.length);
+          return serverNames.push(name) - 1;
+        }),
+      );
+      const shared = new Map<string, Map<string, number>>();
+      for (const policy of enforced) {
+        for (const matcher of policy.matchers) {
+          for (const [name, value] of Object.entries(matcher)) {
+            const values = valuesOf(shared, name);
+            values.set(value, (values.get(value) ?? 0) + 1);
+          }
+        }
+      }
+      const next = new Map<string, Map<string, Filed[]>>();
       enforced.forEach((policy, position) => {
         for (const matcher of policy.matchers) {
-          const [first] = Object.entries(matcher).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
-          if (!first) continue;
-          const key = indexKey(first[0], first[1]);
-          next.set(key, [...(next.get(key) ?? []), { policy: position, matcher }]);
+          const pairs = Object.entries(matcher);
+          let rarest: readonly [string, string] | undefined;
+          let fewest = Number.POSITIVE_INFINITY;
+          for (const pair of pairs) {
+            const count = shared.get(pair[0])?.get(pair[1]) ?? 0;
+            if (count < fewest) [rarest, fewest] = [pair, count];
+          }
+          // a matcher without claims matches nobody (the claim rules' visibility)
+          if (!rarest) continue;
+          const values = valuesOf(next, rarest[0]);
+          const filed = values.get(rarest[1]);
+          if (filed) filed.push({ policy: position, pairs });
+          else values.set(rarest[1], [{ policy: position, pairs }]);
         }
       });
       index = next;
     },
     decide(claims) {
       const governed = enforced.length > 0 || options.requirePolicy;
-      const held = claimsForMatching(claims);
-      const hits = new Set<number>();
-      for (const [name, value] of Object.entries(held)) {
-        for (const item of typeof value === 'string' ? [value] : value) {
-          for (const candidate of index.get(indexKey(name, item)) ?? []) {
-            if (!hits.has(candidate.policy) && isVisible(candidate.matcher, held)) hits.add(candidate.policy);
+      // the caller's values as sets once per decision, not once per matcher tried (isVisible's rule, kept here)
+      const held = new Map<string, Set<string>>();
+      for (const [name, value] of Object.entries(claimsForMatching(claims))) held.set(name, new Set(typeof value === 'string' ? [value] : value));
+      // positions in the enforcement set, so the matched policies come out in name order by a numeric sort
+      const seen = new Uint8Array(enforced.length);
+      const hits: number[] = [];
+      for (const [name, values] of held) {
+        const filedByValue = index.get(name);
+        if (!filedByValue) continue;
+        for (const value of values) {
+          for (const candidate of filedByValue.get(value) ?? []) {
+            if (seen[candidate.policy] === 1 || !holdsAll(held, candidate.pairs)) continue;
+            seen[candidate.policy] = 1;
+            hits.push(candidate.policy);
           }
         }
       }
-      const matched = [...hits].sort((left, right) => left - right).map((position) => enforced[position] as EnforcedPolicy);
+      const positions = Int32Array.from(hits).sort();
+      const matched: EnforcedPolicy[] = [];
+      for (const position of positions) matched.push(enforced[position] as EnforcedPolicy);
       if (!governed) return { governed, matched, unrestrictedModels: true, servers: { every: true } };
-      const names = new Set(matched.flatMap((policy) => policy.servers));
+      const names = new Set<string>();
+      const taken = new Uint8Array(serverNames.length);
+      for (const position of positions) {
+        for (const id of serverIds[position] ?? []) {
+          if (taken[id] === 1) continue;
+          taken[id] = 1;
+          names.add(serverNames[id] as string);
+        }
+      }
       return { governed, matched, unrestrictedModels: matched.length > 0, servers: names.has('*') ? { every: true } : { every: false, names } };
     },
   };

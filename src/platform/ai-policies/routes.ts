@@ -6,6 +6,7 @@ import { ref } from '../../core/http/schemas.js';
 import type { PlatformAccess } from '../identity/access.js';
 import type { RawBody } from './body.js';
 import { ViolationsError } from './errors.js';
+import { createListEncoder } from './list.js';
 import { AI_GATEWAY_PREFIX, aiGatewayErrorBody } from './request-id.js';
 import { AiErrorSchema, AiPolicyListSchema, AiPolicySchema, ListQuerySchema, NameParamsSchema } from './schemas.js';
 import type { AiPolicyService } from './service.js';
@@ -41,6 +42,7 @@ const ifMatchOf = (request: FastifyRequest): string | undefined => {
  */
 export async function registerAiGatewayRoutes(http: HttpApp, options: AiGatewayRouteOptions): Promise<void> {
   const { service, access } = options;
+  const encodeList = createListEncoder();
   await http.register(
     (scope: FastifyInstance, _options, done) => {
       scope.removeAllContentTypeParsers();
@@ -90,7 +92,7 @@ export async function registerAiGatewayRoutes(http: HttpApp, options: AiGatewayR
       scope.get(
         '/v1/policies',
         { schema: { tags, summary: 'List AI policies in name order, paged by pageToken (auditor, aiPolicyAdmin)', querystring: ListQuerySchema, response: { 200: AiPolicyListSchema, ...errors } } },
-        (request) => service.list(access.actorOf(request), request.query as Record<string, unknown>),
+        (request, reply) => reply.type('application/json; charset=utf-8').send(encodeList(service.list(access.actorOf(request), request.query as Record<string, unknown>))),
       );
       scope.get(
         '/v1/policies/:name',

@@ -60,6 +60,13 @@ export function createAiPolicyService(options: AiPolicyServiceOptions): AiPolicy
   // the write has committed: a view that cannot follow it marks itself lost (lists answer 503 until it can),
   // and the write still answers what it did
   const seeOwnWrite = () => view.refresh().catch(() => undefined);
+  // a list presents the same object while a stored policy stands, so the routes encode it once
+  const presented = new WeakMap<StoredPolicy, AiPolicy>();
+  const presentOnce = (policy: StoredPolicy) => {
+    let resource = presented.get(policy);
+    if (!resource) presented.set(policy, (resource = presentPolicy(policy, gateway.namespace)));
+    return resource;
+  };
   const checkName = (name: string) => {
     if (subdomainProblem(name)) throw new NotFoundError(`no AI policy named "${name}"`);
   };
@@ -93,7 +100,7 @@ export function createAiPolicyService(options: AiPolicyServiceOptions): AiPolicy
     },
 
     list(_actor, query) {
-      return listPolicies(query, { policies: view.sorted(), tokens: options.tokens, now: clock.now().getTime(), ttlMs: options.pageTokenTtlMs, namespace: gateway.namespace });
+      return listPolicies(query, { policies: view.sorted(), tokens: options.tokens, now: clock.now().getTime(), ttlMs: options.pageTokenTtlMs, namespace: gateway.namespace, present: presentOnce });
     },
 
     async patch(actor, name, raw, header) {
