@@ -308,6 +308,12 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect(cleared.status).toBe(204);
     expect((await call('GET', state(connectors.everything))).body).toMatchObject({ enabled: true, updated_at: null });
 
+    // two writes sent with the same ETag at once: the second to take the lock finds it stale
+    const current = String((await call('GET', state(connectors.everything))).headers.etag);
+    const raced = await Promise.all([false, true, false].map((enabled) => call('PUT', state(connectors.everything), { body: { enabled }, headers: { 'if-match': current } })));
+    expect(raced.map((answer) => answer.status).sort()).toEqual([200, 412, 412]);
+    expect((await call('DELETE', state(connectors.everything), { headers: { 'if-match': '*' } })).status).toBe(204);
+
     const exchange = await call('GET', state(connectors.exchange));
     expect(exchange.body).toMatchObject({ enabled: true, connection_status: 'needs_auth' });
     const refused = await call<{ error: string }>('PUT', state(connectors.exchange), { body: { enabled: false }, headers: { 'if-match': '*' } });

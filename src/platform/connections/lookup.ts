@@ -4,18 +4,24 @@ import type { ChangeFeed } from '../../core/db/change-feed.js';
 import type { Ids } from '../../core/ids.js';
 import { TOPICS } from '../context.js';
 import type { PlatformDatabase } from '../db.js';
-import { deleteUserConnection, findUserConnection, upsertEnabled, type ConnectionRow } from './store.js';
+import { deleteUserConnection, findUserConnection, lockUserConnection, upsertEnabled, type ConnectionRow } from './store.js';
 
 /** A user's connection to a connector as the connector gateway reads it (PLATFORM-API Part 4 §4): the stored row. */
 export type ConnectionState = ConnectionRow;
 
+/** Checks the current connection inside a write, throwing when the write must not happen. */
+export type Precondition = (current: ConnectionState | undefined) => void;
+
 /** The connections the connector gateway needs: read per call, created or removed as the caller's state. */
 export interface Connections {
   find(userId: string, connectorId: string): Promise<ConnectionState | undefined>;
-  /** Creates the caller's connection enabled or not, or sets `enabled` on the existing one. */
-  setEnabled(userId: string, gatewayId: string, connectorId: string, enabled: boolean): Promise<ConnectionState>;
+  /**
+   * Creates the caller's connection enabled or not, or sets `enabled` on the existing one. `holds` sees the
+   * connection as it is under the write's lock and throws to refuse the write (an If-Match that no longer holds).
+   */
+  setEnabled(userId: string, gatewayId: string, connectorId: string, enabled: boolean, holds?: Precondition): Promise<ConnectionState>;
   /** Removes the caller's connection (back to the default: enabled, every tool); false when there was none. */
-  remove(userId: string, connectorId: string): Promise<boolean>;
+  remove(userId: string, connectorId: string, holds?: Precondition): Promise<boolean>;
 }
 
 /** Narrowing: with no connection every tool is enabled; otherwise the default, except the listed names. */
@@ -57,8 +63,10 @@ export function createConnections(options: ConnectionsOptions): ConnectionMemory
     remembered.clear();
   };
   for (const topic of [TOPICS.connections, TOPICS.connectors, TOPICS.users]) changes.subscribe(topic, forget);
-  const written = async <T>(write: (trx: Kysely<PlatformDatabase>) => Promise<T>): Promise<T> => {
+  const written = async <T>(userId: string, connectorId: string, holds: Precondition | undefined, write: (trx: Kysely<PlatformDatabase>) => Promise<T>): Promise<T> => {
     const result = await db.transaction().execute(async (trx) => {
+      const current = await lockUserConnection(trx, userId, connectorId);
+      holds?.(current);
       const value = await write(trx);
       await changes.publish(trx as never, TOPICS.connections);
       return value;
@@ -79,9 +87,9 @@ export function createConnections(options: ConnectionsOptions): ConnectionMemory
       }
       return row;
     },
-    setEnabled(userId, gatewayId, connectorId, enabled) {
+    setEnabled(userId, gatewayId, connectorId, enabled, holds) {
       const now = clock.now();
-      return written((trx) =>
+      return written(userId, connectorId, holds, (trx) =>
         upsertEnabled(trx, {
           id: ids.uuid(),
           gateway_id: gatewayId,
@@ -95,7 +103,7 @@ export function createConnections(options: ConnectionsOptions): ConnectionMemory
         }),
       );
     },
-    remove: (userId, connectorId) => written((trx) => deleteUserConnection(trx, userId, connectorId)),
+    remove: (userId, connectorId, holds) => written(userId, connectorId, holds, (trx) => deleteUserConnection(trx, userId, connectorId)),
     announce: (trx) => changes.publish(trx as never, TOPICS.connections),
     forget,
   };

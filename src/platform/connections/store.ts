@@ -20,6 +20,15 @@ export async function findUserConnection(db: Db, userId: string, connectorId: st
   return db.selectFrom('connections').selectAll().where('user_id', '=', userId).where('connector_id', '=', connectorId).executeTakeFirst();
 }
 
+/**
+ * The user's connection to the connector, locked for the rest of the transaction; while there is none, the
+ * pair is locked all the same (an advisory lock), so two writers checking the same precondition take turns.
+ */
+export async function lockUserConnection(db: Db, userId: string, connectorId: string): Promise<ConnectionRow | undefined> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`connection:${userId}/${connectorId}`}, 0))`.execute(db);
+  return db.selectFrom('connections').selectAll().where('user_id', '=', userId).where('connector_id', '=', connectorId).forUpdate().executeTakeFirst();
+}
+
 /** A page of one connector's (or one user's) connections by `created_at`, then id. */
 export async function listConnections(db: Db, by: { connectorId: string } | { userId: string }, page: TimeKeyset): Promise<ConnectionRow[]> {
   let query = db.selectFrom('connections').selectAll();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { BadGatewayError, InvalidInputError, NotFoundError, NotImplementedError, PreconditionFailedError, PreconditionRequiredError } from '../../core/errors.js';
-import type { Connections, ConnectionState } from '../connections/lookup.js';
+import type { Connections, ConnectionState, Precondition } from '../connections/lookup.js';
 import type { ConnectorDecisions } from '../connector-policies/decisions.js';
 import type { ConnectorAiPolicy } from './ai-policy.js';
 import type { UpstreamCredentials } from '../connector-credentials/credentials.js';
@@ -66,13 +66,18 @@ export function createConnectorGatewayService(options: ConnectorGatewayServiceOp
     };
   };
 
-  /** 501 when the connector cannot be served to this caller, then 428 and 412 (If-Match against the current state). */
-  const writable = async (caller: ConnectorCaller, connector: ConnectorRow, ifMatch: string | undefined): Promise<void> => {
+  /**
+   * 501 when the connector cannot be served to this caller, then 428; the 412 is decided under the write's lock
+   * (If-Match against the state as it is then), so of two writes sent with the same ETag one gets 412.
+   */
+  const writable = async (caller: ConnectorCaller, connector: ConnectorRow, ifMatch: string | undefined): Promise<Precondition> => {
     const problem = await credentials.servingProblem(connector, caller.credential);
     if (problem !== undefined) throw new NotImplementedError(`connector "${connector.name}" cannot be served to you: ${problem}`);
     if (ifMatch === undefined) throw new PreconditionRequiredError(`If-Match: required; GET /connector-gateway/v1/connectors/${connector.id}/state and send its ETag`);
-    const current = etagOf(connector.id, await connections.find(caller.user.userId, connector.id));
-    if (!matches(ifMatch, current)) throw new PreconditionFailedError('If-Match: your state of this connector changed since you read it; GET it again', { etag: current });
+    return (current) => {
+      const etag = etagOf(connector.id, current);
+      if (!matches(ifMatch, etag)) throw new PreconditionFailedError('If-Match: your state of this connector changed since you read it; GET it again', { etag });
+    };
   };
 
   return {
@@ -106,15 +111,15 @@ export function createConnectorGatewayService(options: ConnectorGatewayServiceOp
     async putState(caller, connectorId, body, ifMatch) {
       if (typeof body.enabled !== 'boolean') throw new InvalidInputError('body.enabled: required, true or false');
       const connector = await visible(caller, connectorId);
-      await writable(caller, connector, ifMatch);
-      const connection = await connections.setEnabled(caller.user.userId, connector.gateway_id, connector.id, body.enabled);
+      const holds = await writable(caller, connector, ifMatch);
+      const connection = await connections.setEnabled(caller.user.userId, connector.gateway_id, connector.id, body.enabled, holds);
       return versioned(caller, connector, connection);
     },
 
     async deleteState(caller, connectorId, ifMatch) {
       const connector = await visible(caller, connectorId);
-      await writable(caller, connector, ifMatch);
-      await connections.remove(caller.user.userId, connector.id);
+      const holds = await writable(caller, connector, ifMatch);
+      await connections.remove(caller.user.userId, connector.id, holds);
     },
   };
 }
