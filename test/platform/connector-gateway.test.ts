@@ -9,6 +9,7 @@ import type { ManagedSecret } from '../../src/platform/secrets/schemas.js';
 import { freePort, startEverything, type RunningUpstream } from '../../src/runtime/proxy/reverse-proxy-testing.js';
 import { nowSeconds, type OidcProvider } from '../helpers/oidc-provider.js';
 import { bearer, connectAs, listenLocally, recordsOf } from './connector-gateway-testing.js';
+import { startFakeTokenEndpoint } from '../../src/platform/connector-credentials/token-endpoint-testing.js';
 import { startGuardedMcpServer, type GuardedMcpServer } from './connectors-testing.js';
 import { createDirectoryPlatform, type DirectoryFixture } from './directory-testing.js';
 import { startTestProvider, tempFile, type CallOptions, type TestPlatform } from './helpers.js';
@@ -321,6 +322,43 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect(refused.body.error).toMatch(/Exchange/);
     expect((await call('DELETE', state(connectors.exchange), { headers: { 'if-match': '*' } })).status).toBe(501);
     expect((await call('GET', state(connectors.everything), { token: tokens.bob })).status).toBe(404);
+  });
+
+  it('calls an upstream with the caller\u2019s own JWT (upstream_inject) or one exchanged for it (token_exchange); a key has neither', async () => {
+    const endpoint = await startFakeTokenEndpoint({ id: 'gateway', secret: 'value-of-api-key' });
+    const injected = await startGuardedMcpServer('Authorization', `Bearer ${tokens.alice}`);
+    const exchanged = await startGuardedMcpServer('Authorization', (received) => /^Bearer issued-\d+$/.test(received ?? ''));
+    try {
+      const idp = await platform.call<{ id: string }>('POST', '/v1/connector-identity-providers', {
+        token: tokens.admin,
+        body: { name: 'Company SSO', provider_type: 'oidc', oidc_config: { issuer_url: provider.issuer, client_id: 'toolyard', token_endpoint_auth_method: 'none', allow_private_ips: true } },
+      });
+      expect(idp.status, idp.text).toBe(201);
+      const secrets = await platform.call<Page<ManagedSecret>>('GET', '/v1/managed-secrets', { token: tokens.admin });
+      const inject = await createConnector({ name: 'Injected', endpoint: `${injected.url}/mcp`, auth: { type: 'upstream_inject', upstream_inject: { provider_id: idp.body.id } } });
+      const exchange = await createConnector({
+        name: 'Exchanged',
+        endpoint: `${exchanged.url}/mcp`,
+        auth: {
+          type: 'token_exchange',
+          token_exchange: { token_url: endpoint.url, client_id: 'gateway', client_secret: { managed_secret_id: secrets.body.items[0]?.id }, provider_id: idp.body.id, audience: 'mcp', scopes: ['tools'] },
+        },
+      });
+      const mine = await group('sso users', [users.alice]);
+      for (const connector of [inject, exchange]) await grant(connector, [mine]);
+
+      const alice = await client(bearer(tokens.alice));
+      expect((await alice.callTool({ name: 'injected__ping', arguments: {} })).content).toEqual([{ type: 'text', text: 'pong' }]);
+      expect((await alice.callTool({ name: 'exchanged__ping', arguments: {} })).content).toEqual([{ type: 'text', text: 'pong' }]);
+      expect(endpoint.received.map((received) => received.form.subject_token)).toContain(tokens.alice);
+      expect(endpoint.received.at(-1)).toMatchObject({ basic: { clientId: 'gateway', secret: 'value-of-api-key' }, form: { audience: 'mcp', scope: 'tools' } });
+
+      const viaKey = await client(bearer(aliceKey));
+      expect((await rpcError(viaKey.callTool({ name: 'exchanged__ping', arguments: {} }))).code).toBe(-32000);
+      expect((await rpcError(viaKey.callTool({ name: 'injected__ping', arguments: {} }))).code).toBe(-32000);
+    } finally {
+      await Promise.all([endpoint.close(), injected.close(), exchanged.close()]);
+    }
   });
 
   it('applies a connector update at once: the renamed prefix is served and the old one is unknown', async () => {

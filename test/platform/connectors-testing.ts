@@ -3,15 +3,17 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
-/** A stateless MCP server (Streamable HTTP, any path) that answers 401 unless the request carries `header: value`. */
+/** A stateless MCP server (Streamable HTTP, any path) that answers 401 unless the request carries `header: value` (or a value `value` accepts). */
 export interface GuardedMcpServer {
   url: string;
   close(): Promise<void>;
 }
 
-export async function startGuardedMcpServer(header: string, value: string): Promise<GuardedMcpServer> {
+export async function startGuardedMcpServer(header: string, value: string | ((received: string | undefined) => boolean)): Promise<GuardedMcpServer> {
+  const accepts = typeof value === 'string' ? (received: string | undefined) => received === value : value;
   const server: Server = createServer((request, response) => {
-    if (request.headers[header.toLowerCase()] !== value) {
+    const received = request.headers[header.toLowerCase()];
+    if (!accepts(typeof received === 'string' ? received : undefined)) {
       response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `missing ${header}` }));
       return;
     }
