@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { encodeCursor } from '../../src/core/http/cursor.js';
 import { catalogFile, createTestRegistry, expectNoServerErrors, MCP_INSIGHTS, type TestRegistry } from '../helpers/registry.js';
 
@@ -68,7 +69,7 @@ function packagesOf(latest: Crawled[], kind: 'skill' | 'plugin', rename: (descri
   return records;
 }
 
-describe('catalog search over the public registry crawl', () => {
+describe.each(testDatabaseTargets())('catalog search over the public registry crawl on $name', (target) => {
   let registry: TestRegistry;
   const lists: List[] = [];
   const next = random(16);
@@ -89,6 +90,7 @@ describe('catalog search over the public registry crawl', () => {
     };
     const crawlSource = { version: '1', meta: {}, data: { servers: crawl, skills: packagesOf(latest, 'skill', (d) => d), plugins: packagesOf(latest, 'plugin', (d) => d) } };
     registry = await createTestRegistry({
+      target,
       config: {
         sources: [
           { name: 'overlay', file: { path: await catalogFile(overlay) } },
