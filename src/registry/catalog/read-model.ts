@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Claims, EntryType, RegistryDatabase } from '../tables.js';
 import { toEntryView, type EntryView, type StoredEntry } from './entry-view.js';
+import { indexSource, type SourceSearchIndex } from './search-index.js';
 import { catalogGeneration, listRegistryDefinitions, listSourceEntryRows, listSourceGenerations } from './store.js';
 import { compareKeys, compareNewestFirst } from './versions.js';
 import { canonicalJson } from '../../core/canonical-json.js';
@@ -12,6 +13,8 @@ export interface SourceSnapshot {
   generation: number;
   /** Versions of each `type\0name`, newest first. */
   versions: Map<string, EntryView[]>;
+  /** Built with the snapshot, so it changes exactly when the source's entries do. */
+  search: Record<EntryType, SourceSearchIndex>;
 }
 
 export interface RegistryDefinition {
@@ -28,6 +31,8 @@ export interface TypeView {
   latest: EntryView[];
   /** Served versions by name, newest first. */
   byName: Map<string, EntryView[]>;
+  /** The search indexes of the registry's sources: every served entry is in one of them. */
+  searchIndexes: SourceSearchIndex[];
 }
 
 export interface RegistryView {
@@ -170,7 +175,7 @@ async function loadSource(db: Kysely<RegistryDatabase>, name: string, claims: Cl
       list.map((row, index) => toEntryView(row, index === 0)),
     );
   }
-  return { name, claims, generation, versions };
+  return { name, claims, generation, versions, search: indexSource(versions) };
 }
 
 function collectClaimKeys(sources: Map<string, SourceSnapshot>): string[] {
@@ -200,8 +205,12 @@ function buildRegistryView(definition: RegistryDefinition, sources: Map<string, 
       if (shown.length > 0) owned.set(key, shown);
     }
   }
+  const indexed = definition.sources.flatMap((name) => sources.get(name) ?? []);
   const types = Object.fromEntries(
-    ENTRY_TYPES.map((type) => [type, { all: [] as EntryView[], latest: [] as EntryView[], byName: new Map<string, EntryView[]>() }]),
+    ENTRY_TYPES.map((type) => [
+      type,
+      { all: [] as EntryView[], latest: [] as EntryView[], byName: new Map<string, EntryView[]>(), searchIndexes: indexed.map((source) => source.search[type]) },
+    ]),
   ) as Record<EntryType, TypeView>;
   for (const versions of owned.values()) {
     const first = versions[0];

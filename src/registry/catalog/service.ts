@@ -1,10 +1,10 @@
 import type { Caller } from '../../core/auth/caller.js';
-import { decodeCursor, encodeCursor } from '../../core/http/cursor.js';
 import { InvalidInputError, NotFoundError } from '../../core/errors.js';
 import type { EntryType } from '../tables.js';
 import type { EntryView } from './entry-view.js';
-import type { CatalogReadModel, RegistryDefinition, RegistryView, VisibilityRule } from './read-model.js';
-import { compareKeys } from './versions.js';
+import { indexedPage, scanPage, type Page, type PageQuery } from './pages.js';
+import type { CatalogReadModel, RegistryDefinition, RegistryView, TypeView, VisibilityRule } from './read-model.js';
+import { indexable, matchingNames, searchedText } from './search-index.js';
 
 /** The seam where authorization plugs into consumer reads: a gate per registry and a rule per caller. */
 export interface ConsumerAccess {
@@ -16,10 +16,7 @@ export interface ConsumerAccess {
 
 export const openAccess: ConsumerAccess = { checkRegistryGate: () => undefined, visibility: () => undefined };
 
-export interface Page {
-  items: EntryView[];
-  nextCursor?: string;
-}
+export type { Page } from './pages.js';
 
 export interface ServerListQuery {
   cursor?: string | undefined;
@@ -79,8 +76,8 @@ export function createCatalogService(options: { readModel: CatalogReadModel; acc
       const search = query.search?.toLowerCase();
       const since = query.updatedSince?.getTime();
       const exact = query.version !== undefined && query.version !== 'latest' ? query.version : undefined;
-      return paginate(list, query, (entry) =>
-        (search === undefined || entry.nameLower.includes(search)) &&
+      return paginate(servers, list, query, search, (entry) =>
+        (search === undefined || searchedText('server', entry).includes(search)) &&
         (exact === undefined || entry.version === exact) &&
         (since === undefined || entry.updatedAt.getTime() >= since),
       );
@@ -90,8 +87,9 @@ export function createCatalogService(options: { readModel: CatalogReadModel; acc
     listPackages(caller, registry, type, query) {
       const search = query.search?.toLowerCase();
       const statuses = query.statuses && query.statuses.length > 0 ? new Set(query.statuses) : undefined;
-      return paginate(view(caller, registry).types[type].latest, query, (entry) =>
-        (search === undefined || entry.textLower.includes(search)) && (statuses === undefined || statuses.has(entry.status)),
+      const packages = view(caller, registry).types[type];
+      return paginate(packages, packages.latest, query, search, (entry) =>
+        (search === undefined || searchedText(type, entry).includes(search)) && (statuses === undefined || statuses.has(entry.status)),
       );
     },
     listPackageVersions: (caller, registry, type, name) => versionsOf(caller, registry, type, name),
@@ -100,34 +98,12 @@ export function createCatalogService(options: { readModel: CatalogReadModel; acc
 }
 
 /**
- * Keyset pagination over a list ordered by (name, version): the cursor is the key of the last item
- * returned, so concurrent inserts and deletes never shift or repeat the items of later pages.
+ * A search long enough for the index visits only the names whose text may hold it; any other query
+ * scans. Both give the same page: the index only narrows which entries `keep` is asked about.
  */
-function paginate(list: EntryView[], query: { cursor?: string | undefined; limit: number }, keep: (entry: EntryView) => boolean): Page {
-  let start = 0;
-  if (query.cursor !== undefined) {
-    const after = decodeCursor(query.cursor, 2);
-    let low = 0;
-    let high = list.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const entry = list[middle] as EntryView;
-      if (compareKeys([entry.name, entry.version], after) <= 0) low = middle + 1;
-      else high = middle;
-    }
-    start = low;
-  }
-  const items: EntryView[] = [];
-  for (let index = start; index < list.length; index++) {
-    const entry = list[index] as EntryView;
-    if (!keep(entry)) continue;
-    if (items.length === query.limit) {
-      const last = items[items.length - 1] as EntryView;
-      return { items, nextCursor: encodeCursor([last.name, last.version]) };
-    }
-    items.push(entry);
-  }
-  return { items };
+function paginate(view: TypeView, list: EntryView[], query: PageQuery, search: string | undefined, keep: (entry: EntryView) => boolean): Page {
+  if (search === undefined || !indexable(search)) return scanPage(list, query, keep);
+  return indexedPage(list, query, keep, (from) => matchingNames(view.searchIndexes, search, from));
 }
 
 export function parseStatuses(value: string | undefined): string[] | undefined {

@@ -1,4 +1,5 @@
 import { NotFoundError } from '../../core/errors.js';
+import { buildTextIndex, GRAM_LENGTH, type TextIndex } from '../../core/text-index.js';
 import { entryName, type Catalog, type CatalogServer } from './catalog.js';
 import type { Static } from '@sinclair/typebox';
 import type { BrowseMetadataSchema, BrowseQuery } from './schemas.js';
@@ -9,13 +10,45 @@ export interface BrowsePage {
   items: Json[];
 }
 
-/** Every word of `q` must occur (case-insensitively) in one of the fields; an empty `q` matches all. */
-function matcher(q: string | undefined): (fields: string[]) => boolean {
+/** A browse list with what `q` is matched against, built once per catalog read. */
+export interface BrowseIndex {
+  records: Json[];
+  /** Per record, its searched fields joined and lower-cased. */
+  texts: string[];
+  grams: TextIndex;
+}
+
+function indexOf(records: Json[], fields: string[][]): BrowseIndex {
+  const texts = fields.map((list) => list.join('\n').toLowerCase());
+  return { records, texts, grams: buildTextIndex(texts) };
+}
+
+export const indexServers = (catalog: Catalog): BrowseIndex =>
+  indexOf(
+    catalog.servers.map((server) => server.record),
+    catalog.servers.map((server) => [server.fullName, text(server.record.title), text(server.record.description), ...server.tags]),
+  );
+
+/**
+ * Every word of `q` must occur (case-insensitively) in one of the fields; an empty `q` matches all.
+ * The rarest gram among the words names the records worth checking; words too short for the index
+ * are checked on those, or on every record when no word is long enough.
+ */
+function matching(index: BrowseIndex, q: string | undefined): Json[] {
   const words = (q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-  return (fields) => {
-    const haystack = fields.join('\n').toLowerCase();
-    return words.every((word) => haystack.includes(word));
+  let candidates: ArrayLike<number> | undefined;
+  for (const word of words) {
+    const found = word.length >= GRAM_LENGTH ? index.grams.candidates(word) : undefined;
+    if (found !== undefined && (candidates === undefined || found.length < candidates.length)) candidates = found;
+  }
+  const found: Json[] = [];
+  const check = (ordinal: number) => {
+    const haystack = index.texts[ordinal] ?? '';
+    if (words.every((word) => haystack.includes(word))) found.push(index.records[ordinal] as Json);
   };
+  if (candidates === undefined) for (let ordinal = 0; ordinal < index.records.length; ordinal++) check(ordinal);
+  else for (let at = 0; at < candidates.length; at++) check(candidates[at] ?? 0);
+  return found;
 }
 
 function pageOf(items: Json[], query: BrowseQuery): BrowsePage {
@@ -23,14 +56,7 @@ function pageOf(items: Json[], query: BrowseQuery): BrowsePage {
   return { metadata: { limit: query.limit, page: query.page, total: items.length }, items: items.slice(start, start + query.limit) };
 }
 
-export function browseServers(catalog: Catalog, query: BrowseQuery): BrowsePage {
-  const match = matcher(query.q);
-  const found = catalog.servers.filter((server) => match([server.fullName, text(server.record.title), text(server.record.description), ...server.tags]));
-  return pageOf(
-    found.map((server) => server.record),
-    query,
-  );
-}
+export const browse = (index: BrowseIndex, query: BrowseQuery): BrowsePage => pageOf(matching(index, query.q), query);
 
 /** By full catalog name or by local entry name. */
 export function findCatalogServer(catalog: Catalog, name: string): CatalogServer | undefined {
@@ -48,13 +74,11 @@ const tagsOf = (record: Json): string[] => {
   return Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [];
 };
 
-export function browsePackages(records: Json[], query: BrowseQuery): BrowsePage {
-  const match = matcher(query.q);
-  return pageOf(
-    records.filter((record) => match([`${text(record.namespace)}/${text(record.name)}`, text(record.title), text(record.description), ...tagsOf(record)])),
-    query,
+export const indexPackages = (records: Json[]): BrowseIndex =>
+  indexOf(
+    records,
+    records.map((record) => [`${text(record.namespace)}/${text(record.name)}`, text(record.title), text(record.description), ...tagsOf(record)]),
   );
-}
 
 export function browsePackage(records: Json[], kind: 'skill' | 'plugin', namespace: string, name: string): Json {
   const found = records.find((record) => text(record.namespace) === namespace && text(record.name) === name);

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
 import { InvalidInputError, NotFoundError } from '../../core/errors.js';
 import type { RuntimePaths } from '../paths.js';
-import { browsePackage, browsePackages, browseServer, browseServers, findCatalogServer, type BrowsePage } from './browse.js';
+import { browse, browsePackage, browseServer, findCatalogServer, indexPackages, indexServers, type BrowseIndex, type BrowsePage } from './browse.js';
 import { NotACatalogError, type Catalog } from './catalog.js';
 import { createCatalogSource } from './catalog-source.js';
 import { createJsonFetcher, type Fetch } from './fetcher.js';
@@ -87,6 +87,16 @@ export function createRegistryService(options: RegistryServiceOptions): Registry
 
   const active = async (): Promise<ActiveSource> => activeSource(await settings.read(), options.shippedCatalogPath);
   const catalog = async (): Promise<Catalog> => source.get(await active());
+
+  /** Browse indexes live as long as the catalog read they index: a new read gets new ones. */
+  const browseIndexes = new WeakMap<Catalog, Partial<Record<'servers' | 'skill' | 'plugin', BrowseIndex>>>();
+  const indexed = async (list: 'servers' | 'skill' | 'plugin'): Promise<BrowseIndex> => {
+    const loaded = await catalog();
+    let held = browseIndexes.get(loaded);
+    if (!held) browseIndexes.set(loaded, (held = {}));
+    held[list] ??= list === 'servers' ? indexServers(loaded) : indexPackages(list === 'skill' ? loaded.skills : loaded.plugins);
+    return held[list];
+  };
 
   const summary = (from: ActiveSource, loaded: Catalog): RegistrySummary => ({
     name: DEFAULT_REGISTRY,
@@ -172,12 +182,9 @@ export function createRegistryService(options: RegistryServiceOptions): Registry
       const from = await active();
       return summary(from, await source.reload(from));
     },
-    browseServers: async (query) => browseServers(await catalog(), query),
+    browseServers: async (query) => browse(await indexed('servers'), query),
     browseServer: async (serverName) => copy(browseServer(await catalog(), serverName)),
-    browsePackages: async (kind, query) => {
-      const loaded = await catalog();
-      return browsePackages(kind === 'skill' ? loaded.skills : loaded.plugins, query);
-    },
+    browsePackages: async (kind, query) => browse(await indexed(kind), query),
     browsePackage: async (kind, namespace, name) => {
       const loaded = await catalog();
       return copy(browsePackage(kind === 'skill' ? loaded.skills : loaded.plugins, kind, namespace, name));
