@@ -31,6 +31,7 @@ interface Container {
   exitCode: number;
   child?: ChildProcess;
   attached: Duplex[];
+  pendingStdin: Buffer[];
   waiters: ((code: number) => void)[];
 }
 
@@ -38,6 +39,8 @@ export interface FakeDockerEngine {
   socketPath: string;
   /** Every request: method, path without the version prefix, query and JSON body. */
   requests: { method: string; path: string; query: URLSearchParams; body: unknown; version: string }[];
+  /** The images the engine can pull, by reference (`name:tag`); tests publish more. */
+  registry: Map<string, FakeImage>;
   /** The images the engine has locally, by reference; pulled ones are added. */
   local: Map<string, FakeImage>;
   containers: () => Container[];
@@ -96,6 +99,7 @@ export async function startFakeDockerEngine(options: { socketPath: string; regis
     child.stdout.on('data', forward('stdout'));
     child.stderr.on('data', forward('stderr'));
     child.stdin.on('error', () => undefined);
+    for (const chunk of container.pendingStdin.splice(0)) child.stdin.write(chunk);
     child.once('error', () => exited(container, 127));
     child.once('exit', (code, signal) => exited(container, code ?? (signal === 'SIGKILL' ? 137 : 143)));
   };
@@ -147,7 +151,7 @@ export async function startFakeDockerEngine(options: { socketPath: string; regis
       return json(res, 409, { message: `Conflict. The container name "/${name}" is already in use by container "${taken.Id}". You have to remove (or rename) that container to be able to reuse that name.` });
     }
     const Id = createHash('sha256').update(`container-${String(nextId++)}`).digest('hex');
-    containers.set(Id, { Id, Name: `/${name}`, body, image: found.reference, state: 'created', exitCode: 0, attached: [], waiters: [] });
+    containers.set(Id, { Id, Name: `/${name}`, body, image: found.reference, state: 'created', exitCode: 0, attached: [], pendingStdin: [], waiters: [] });
     json(res, 201, { Id, Warnings: [] });
   };
 
@@ -230,9 +234,11 @@ export async function startFakeDockerEngine(options: { socketPath: string; regis
     }
     socket.write('HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n');
     container.attached.push(socket);
-    // stdin is not framed: the bytes go to the server as they come
+    // stdin is not framed: the bytes go to the server as they come, and wait in the connection until it starts
     socket.on('data', (chunk: Buffer) => {
-      if (container.body.OpenStdin === true) container.child?.stdin?.write(chunk);
+      if (container.body.OpenStdin !== true) return;
+      if (container.child === undefined) container.pendingStdin.push(chunk);
+      else container.child.stdin?.write(chunk);
     });
     socket.on('end', () => container.child?.stdin?.end());
     socket.on('error', () => socket.destroy());
@@ -242,6 +248,7 @@ export async function startFakeDockerEngine(options: { socketPath: string; regis
   return {
     socketPath: options.socketPath,
     requests,
+    registry,
     local,
     containers: () => [...containers.values()],
     close: async () => {
