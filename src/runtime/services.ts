@@ -5,7 +5,8 @@ import { createClientService, type ClientService } from './clients/service.js';
 import { runningWorkload, withClientSync } from './clients/workload-sync.js';
 import { withEnterpriseRegistry, withEnterpriseRegistrySettings, withEnterpriseWorkloads } from './enterprise/enforce.js';
 import { createEnterpriseService, type EnterpriseService } from './enterprise/service.js';
-import { createPackageRuntimes, type PackageRuntimes } from './packages/index.js';
+import { createContainerRuntime } from './containers/runtime.js';
+import { createPackageRuntimes, runtimeIdOf, type PackageRuntimes } from './packages/index.js';
 import type { RuntimePaths } from './paths.js';
 import { createRegistryService, type RegistryService } from './registry/service.js';
 import { createSettingsStore } from './registry/settings.js';
@@ -54,7 +55,13 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
   const clock = options.clock ?? systemClock;
   const store = createWorkloadStore(paths);
   const groupStore = createGroupStore(paths);
-  const packages = options.packages ?? createPackageRuntimes({ cacheDir: paths.cache, env, cwd: options.cwd });
+  const containers = createContainerRuntime({
+    env,
+    runtimeId: runtimeIdOf(paths.cache),
+    // the container runner is a node program of ours: run from sources, it needs the loader the runtime runs under
+    ...(env.NODE_OPTIONS !== undefined && { runnerEnv: { NODE_OPTIONS: env.NODE_OPTIONS } }),
+  });
+  const packages = options.packages ?? createPackageRuntimes({ cacheDir: paths.cache, env, cwd: options.cwd, oci: containers });
   const secretsService = createSecretsService({ paths, env });
   const secrets = secretsService.reader();
   // the enterprise configuration decorates the registry and the workloads; their own rules stay theirs

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { createContainerRuntime } from '../containers/runtime.js';
 import { createGoRuntime } from './go.js';
 import { createNpxRuntime } from './npx.js';
-import { createUnavailableOciRuntime } from './oci.js';
 import { parseProtocolImage } from './schemes.js';
 import type { CommandRunner, PackageRuntime, PackageRuntimes } from './types.js';
 import { createUvxRuntime } from './uvx.js';
@@ -16,7 +17,7 @@ export interface PackageRuntimesOptions {
   npm?: { path?: string; registry?: string };
   nodePath?: string;
   run?: CommandRunner;
-  /** A container engine for OCI references; none by default. */
+  /** What runs OCI references: a Docker-API engine found from `env` by default. */
   oci?: PackageRuntime;
 }
 
@@ -34,13 +35,15 @@ export function createPackageRuntimes(options: PackageRuntimesOptions): PackageR
     uvx: createUvxRuntime({ cacheDir: join(options.cacheDir, 'python'), env: options.env, ...(options.run !== undefined && { run: options.run }) }),
     go: createGoRuntime({ cacheDir: join(options.cacheDir, 'go'), env: options.env, ...(options.run !== undefined && { run: options.run }) }),
   };
-  const oci = options.oci ?? createUnavailableOciRuntime();
-  return {
-    forImage: (image) => {
-      const parsed = parseProtocolImage(image);
-      return parsed === undefined ? oci : byScheme[parsed.scheme];
-    },
+  const oci = options.oci ?? createContainerRuntime({ env: options.env, runtimeId: runtimeIdOf(options.cacheDir) });
+  const forImage = (image: string): PackageRuntime => {
+    const parsed = parseProtocolImage(image);
+    return parsed === undefined ? oci : byScheme[parsed.scheme];
   };
+  return { forImage, release: (image, workload) => forImage(image).release?.(workload) ?? Promise.resolve() };
 }
+
+/** A short mark of one runtime's files, so two runtimes sharing an engine tell their containers apart. */
+export const runtimeIdOf = (dir: string): string => createHash('sha256').update(dir).digest('hex').slice(0, 10);
 
 export type { CommandRunner, PackageRuntime, PackageRuntimes, ResolvedCommand } from './types.js';

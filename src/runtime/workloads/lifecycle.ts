@@ -47,6 +47,8 @@ export interface WorkloadLifecycleOptions {
   paths: RuntimePaths;
   clock: Clock;
   logger: Logger;
+  /** Removes what a deleted workload that ran `image` leaves outside its processes (its containers). */
+  release: (image: string, name: string) => Promise<void>;
 }
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -121,11 +123,14 @@ export function createWorkloadLifecycle(options: WorkloadLifecycleOptions): Work
   };
 
   const removeNow = async (name: string): Promise<void> => {
+    const image = (await store.readConfig(name).catch(() => undefined))?.image ?? '';
     const record = await recordOf(name);
     await supervisor.stop(name, record);
     // a supervisor another process started meanwhile has recorded itself: it goes too
     const current = await recordOf(name);
     if (current?.supervisor !== undefined && current.supervisor.pid !== record?.supervisor?.pid) await supervisor.stop(name, current);
+    // a server killed before it could clean up leaves its container behind
+    if (image !== '') await options.release(image, name);
     await store.withLock(name, async () => {
       await store.remove(name);
       await rm(workdir(name), { recursive: true, force: true });

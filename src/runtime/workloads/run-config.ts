@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Value } from '@sinclair/typebox/value';
 import { InvalidInputError } from '../../core/errors.js';
+import { checkContainerRequest } from '../containers/settings.js';
 import { goBinaryName } from '../packages/go.js';
 import { isProtocolImage, parseProtocolImage, splitVersion } from '../packages/schemes.js';
 import type { SecretReader } from '../secrets/environment.js';
@@ -20,7 +21,7 @@ import {
 
 export const DEFAULT_HOST = '127.0.0.1';
 
-const NEEDS_ENGINE = 'needs a container engine, and this runtime runs servers as local processes';
+const NEEDS_ENGINE = 'needs a container engine: npx://, uvx:// and go:// servers run as local processes; give an OCI image to run the server in a container';
 
 export type WorkloadSource = { kind: 'package'; image: string } | { kind: 'remote'; url: URL };
 
@@ -110,8 +111,10 @@ export function checkSchema(request: WorkloadRequest): void {
   if (first !== undefined) throw new InvalidInputError(`${first.path === '' ? 'body' : first.path}: ${first.message}`);
 }
 
-/** Fields a process runtime cannot honour, refused with the reason instead of being ignored. */
-function checkSupported(request: WorkloadRequest, source: WorkloadSource): void {
+const isContainer = (source: WorkloadSource): boolean => source.kind === 'package' && !isProtocolImage(source.image);
+
+/** Container settings that a process cannot honour, refused with the reason instead of being ignored. */
+function checkProcessOnly(request: WorkloadRequest): void {
   if (!isEmpty(request.volumes)) throw new InvalidInputError(`volumes ${NEEDS_ENGINE}`);
   if (request.network_isolation === true) throw new InvalidInputError(`network_isolation ${NEEDS_ENGINE}`);
   if (request.allow_docker_gateway === true) throw new InvalidInputError(`allow_docker_gateway ${NEEDS_ENGINE}`);
@@ -119,11 +122,17 @@ function checkSupported(request: WorkloadRequest, source: WorkloadSource): void 
   if (profile !== undefined && profile !== '' && profile !== 'none') {
     throw new InvalidInputError(`permission_profile "${profile}" ${NEEDS_ENGINE}; use "none" or leave it out`);
   }
+}
+
+/** Fields this runtime cannot honour for this source, refused with the reason instead of being ignored. */
+function checkSupported(request: WorkloadRequest, source: WorkloadSource): void {
+  if (isContainer(source)) checkContainerRequest(request, transportOf(request, source));
+  else checkProcessOnly(request);
   for (const field of ['oidc', 'authz_config', 'oauth_config'] as const) {
     if (!isEmpty(request[field])) throw new InvalidInputError(`${field} is not supported yet by the local runtime`);
   }
   if (!isEmpty(request.runtime_config?.builder_image) || !isEmpty(request.runtime_config?.build_with)) {
-    throw new InvalidInputError(`runtime_config.builder_image and build_with ${NEEDS_ENGINE}`);
+    throw new InvalidInputError('runtime_config.builder_image and build_with are not supported: npx://, uvx:// and go:// packages are installed on this machine, not built in a container');
   }
   if (source.kind === 'remote') {
     if (!isEmpty(request.cmd_arguments)) throw new InvalidInputError('cmd_arguments apply to servers run here, not to a remote url');
@@ -269,9 +278,9 @@ export function buildRunConfig(input: BuildRunConfigInput): RunConfig {
     session_ttl: request.session_ttl ?? PROXY_DEFAULTS.session_ttl,
     runtime_config: request.runtime_config ?? null,
     permission_profile_name_or_path: request.permission_profile ?? 'none',
-    isolate_network: false,
+    isolate_network: request.network_isolation ?? false,
     trust_proxy_headers: request.trust_proxy_headers ?? false,
-    volumes: [],
+    volumes: request.volumes ?? [],
     middleware_configs: [],
     created_at: input.createdAt,
     ...(input.command !== undefined && { command: input.command }),

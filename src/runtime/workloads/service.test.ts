@@ -57,7 +57,14 @@ describe('workload service (fake supervisor, real npm against a fake registry)',
       store,
       groups: createGroupStore(paths),
       supervisor: supervisor.control,
-      packages: createPackageRuntimes({ cacheDir: paths.cache, env: { ...npmEnv, HOME: home }, cwd: root, npm: { registry: registry.url }, run }),
+      packages: createPackageRuntimes({
+        cacheDir: paths.cache,
+        // no engine listens there: OCI images are refused without looking for one on this machine
+        env: { ...npmEnv, HOME: home, DOCKER_HOST: `unix://${join(root, 'no-engine.sock')}` },
+        cwd: root,
+        npm: { registry: registry.url },
+        run,
+      }),
       secrets: createEnvironmentSecretReader({ TOOLYARD_SECRET_API_KEY: 'sk-very-secret' }),
       paths,
       clock: systemClock,
@@ -125,9 +132,7 @@ describe('workload service (fake supervisor, real npm against a fake registry)',
     } finally {
       await new Promise((resolve) => busy.close(resolve));
     }
-    await expect(service.create({ image: 'ghcr.io/acme/server:1.0' })).rejects.toThrow(
-      'OCI images need a container engine (Docker or Podman API); none is configured on this runtime',
-    );
+    await expect(service.create({ image: 'ghcr.io/acme/server:1.0' })).rejects.toThrow(/OCI images run in a container engine, and none answers .*start Docker or Podman/);
     await expect(service.create({ registry: 'default', server: 'io.github.acme/weather' })).rejects.toThrow('registry references need a configured registry');
     expect((await service.list({ all: true })).map((summary) => summary.name)).toEqual(['mem']);
   });

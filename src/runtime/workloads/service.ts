@@ -95,7 +95,7 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
   const { store, groups, supervisor, packages, secrets, paths, clock, logger, registry } = options;
   const ports = options.ports ?? createPortAllocator();
   const localAddresses = options.localAddresses ?? interfaceAddresses;
-  const lifecycle = createWorkloadLifecycle({ store, supervisor, paths, clock, logger });
+  const lifecycle = createWorkloadLifecycle({ store, supervisor, paths, clock, logger, release: packages.release });
   const { writeStatus, start } = lifecycle;
   const workdir = (name: string): string => join(paths.data, 'workdirs', name);
   const now = (): string => clock.now().toISOString();
@@ -117,11 +117,7 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     }
   };
 
-  const installAndResolve = async (image: string, request: WorkloadRequest) => {
-    const runtime = packages.forImage(image);
-    const output = await runtime.prepare(image, request.runtime_config);
-    return { ...(await runtime.resolve(image, request.runtime_config)), output };
-  };
+  const install = (image: string, request: WorkloadRequest): Promise<string> => packages.forImage(image).prepare(image, request.runtime_config);
 
   /** What the installer printed goes to the supervisor and proxy log (`logs --proxy`), never to the caller's terminal. */
   const logInstall = async (name: string, source: WorkloadSource, output: string | undefined): Promise<void> => {
@@ -171,8 +167,8 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     if (missing.length > 0) throw new InvalidInputError(`secrets not found: ${missing.join(', ')}`);
     const group = request.group ?? saved?.group ?? DEFAULT_GROUP;
     if (!(await groups.exists(group))) throw new InvalidInputError(`group ${group} does not exist`);
-    const resolved = source.kind === 'package' ? await installAndResolve(source.image, request) : undefined;
-    return { request, body: body ?? request, origin, source, group, resolved };
+    const installed = source.kind === 'package' ? await install(source.image, request) : undefined;
+    return { request, body: body ?? request, origin, source, group, installed };
   };
 
   /** Ports held by the other workloads' configurations, whether they run or not. */
@@ -199,8 +195,11 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     return { port, targetPort: keep ? saved.target_port : await ports.choose(request.target_port, taken) };
   };
 
-  const serverCommand = async (name: string, resolved: Awaited<ReturnType<typeof installAndResolve>> | undefined, request: WorkloadRequest) => {
-    if (resolved === undefined) return undefined;
+  /** Resolved once the name and ports are known: a container is named after its workload and publishes its target port. */
+  const serverCommand = async (name: string, source: WorkloadSource, request: WorkloadRequest, targetPort: number, origin: RegistryOrigin | undefined) => {
+    if (source.kind !== 'package') return undefined;
+    const context = { name, request, transport: transportOf(request, source), targetPort, permissions: origin?.entry.permissions };
+    const resolved = await packages.forImage(source.image).resolve(source.image, request.runtime_config, context);
     const cwd = resolved.cwd ?? workdir(name);
     await mkdir(cwd, { recursive: true, mode: 0o700 });
     const command: ServerCommand = { command: resolved.command, args: [...resolved.args, ...(request.cmd_arguments ?? [])], cwd, env: resolved.env ?? {} };
@@ -211,7 +210,7 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     if (body.name !== undefined && RESERVED_NAMES.has(body.name)) {
       throw new InvalidInputError(`"${body.name}" cannot name a workload: /api/v1beta/workloads/${body.name} is another route`);
     }
-    const { request, body: saved, origin, source, group, resolved } = await prepare(body, undefined);
+    const { request, body: saved, origin, source, group, installed } = await prepare(body, undefined);
     const base = request.name ?? (origin === undefined ? baseName(source) : entryWorkloadName(origin.entry));
     for (let attempt = 1; attempt <= NAME_ATTEMPTS; attempt++) {
       const name = request.name ?? candidateName(base, attempt);
@@ -224,10 +223,10 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
             return undefined;
           }
           const { port, targetPort } = await portsFor(name, request, source, undefined);
-          const command = await serverCommand(name, resolved, request);
+          const command = await serverCommand(name, source, request, targetPort, origin);
           await store.writeConfig(buildRunConfig({ request, body: saved, registry: origin, source, name, group, port, targetPort, command, createdAt: now() }));
           await writeStatus(name, { status: 'starting', status_context: '' });
-          await logInstall(name, source, resolved?.output);
+          await logInstall(name, source, installed);
           return { name, port };
         });
         if (written !== undefined) await start(name);
@@ -242,17 +241,17 @@ export function createWorkloadService(options: WorkloadServiceOptions): Workload
     if (lifecycle.isDeleting(name)) throw notFound(name);
     const saved = await configOf(name);
     if (given.name !== undefined && given.name !== name) throw new InvalidInputError('a workload cannot be renamed; create a new one');
-    const { request, body, origin, source, group, resolved } = await prepare(given, saved, updateOptions.entry);
+    const { request, body, origin, source, group, installed } = await prepare(given, saved, updateOptions.entry);
     return lifecycle.inTurn(name, async () => {
       if (await lifecycle.beingDeleted(name)) throw notFound(name);
       const wasActive = isActive((await observe(name)).status);
       const port = await store.withLock(name, async () => {
         const current = await configOf(name);
         const chosen = await portsFor(name, request, source, current);
-        const command = await serverCommand(name, resolved, request);
+        const command = await serverCommand(name, source, request, chosen.targetPort, origin);
         const config = buildRunConfig({ request, body, registry: origin, source, name, group, ...chosen, command, createdAt: current.created_at });
         await store.writeConfig(config);
-        await logInstall(name, source, resolved?.output);
+        await logInstall(name, source, installed);
         return config.port;
       });
       if (wasActive) await lifecycle.restartNow(name, 'restarting with the new configuration');

@@ -45,7 +45,7 @@ export async function publishWeatherServer(): Promise<PublishedPackage> {
       const runtimes = (registry: FakeNpmRegistry) => createPackageRuntimes({ cacheDir, env, cwd: root, npm: { registry: registry.url }, run });
       const first = runtimes(v1);
       const later = runtimes(v11);
-      return { forImage: (given) => (given.endsWith('@1.0.0') ? first : later).forImage(given) };
+      return { forImage: (given) => (given.endsWith('@1.0.0') ? first : later).forImage(given), release: () => Promise.resolve() };
     },
     requests: () => [...v1.requests, ...v11.requests],
     close: async () => {
