@@ -19,7 +19,7 @@ export type LocalRegistryStart = { registry: LocalRegistry; reason?: undefined }
 /** Starts the registry, or says why it cannot run here (never throws). */
 export async function startLocalRegistry(timeoutMs = 10_000): Promise<LocalRegistryStart> {
   try {
-    await run('sh', ['-c', 'command -v docker-registry']);
+    await run('docker-registry', ['--version']);
   } catch {
     return { reason: 'docker-registry is not installed (scripts/install-test-tools.sh installs it)' };
   }

@@ -32,7 +32,13 @@ describe('the Docker Engine API client', () => {
     dir = await mkdtemp(join(tmpdir(), 'toolyard-engine-'));
     fake = await startFakeDockerEngine({
       socketPath: join(dir, 'docker.sock'),
-      registry: { 'registry.example/echo:1': { entrypoint: ECHO }, 'registry.example/broken:1': { entrypoint: ECHO, pullError: 'unexpected EOF' } },
+      registry: {
+        'registry.example/echo:1': { entrypoint: ECHO },
+        'registry.example/broken:1': { entrypoint: ECHO, pullError: 'unexpected EOF' },
+        // Podman's answer to a tag the registry does not have: a 200 whose stream ends with the error
+        'registry.example/gone:1': { entrypoint: ECHO, pullError: 'initializing source docker://registry.example/gone:1: reading manifest 1 in registry.example/gone: manifest unknown: manifest unknown' },
+        'registry.example/private:1': { entrypoint: ECHO, pullError: 'initializing source docker://registry.example/private:1: unauthorized: authentication required' },
+      },
     });
     engine = createEngineClient({ socketPath: fake.socketPath });
   });
@@ -70,8 +76,10 @@ describe('the Docker Engine API client', () => {
     expect(await engine.inspectImage('registry.example/absent:1')).toBeUndefined();
   });
 
-  it('maps engine errors: an unknown repository is a 404, an error inside the pull stream a 503, a name in use a 409', async () => {
+  it('maps engine errors: an unknown image is a 404 (as a status or inside the pull stream), another error in the stream a 503, a name in use a 409', async () => {
     await expect(engine.pull('registry.example/absent:1', () => undefined)).rejects.toMatchObject({ status: 404, message: expect.stringContaining('pull access denied') as unknown });
+    await expect(engine.pull('registry.example/gone:1', () => undefined)).rejects.toMatchObject({ status: 404, message: expect.stringContaining('manifest unknown') as unknown });
+    await expect(engine.pull('registry.example/private:1', () => undefined)).rejects.toMatchObject({ status: 400, message: expect.stringContaining('podman login') as unknown });
     await expect(engine.pull('registry.example/broken:1', () => undefined)).rejects.toMatchObject({ status: 503, message: expect.stringContaining('unexpected EOF') as unknown });
     await expect(engine.createContainer('x', body('registry.example/absent:1'))).rejects.toMatchObject({ status: 404, message: expect.stringContaining('No such image') as unknown });
     await engine.createContainer('taken', body('registry.example/echo:1'));

@@ -10,7 +10,7 @@ import { everythingEntry } from '../../src/runtime/workloads/supervisor-testing.
 import { waitFor } from '../helpers/cli.js';
 import { startLocalRegistry, type LocalRegistry } from '../helpers/docker-registry.js';
 import { importTestImages, type TestImages } from '../helpers/oci-rootfs.js';
-import { startPodman, type PodmanService } from '../helpers/podman.js';
+import { startPodman, type PodmanService, type PodmanStart } from '../helpers/podman.js';
 import { testRuntime, type TestRuntime } from './fixtures.js';
 
 /*
@@ -21,7 +21,7 @@ import { testRuntime, type TestRuntime } from './fixtures.js';
 const API = '/api/v1beta';
 const SECRET_VALUE = 'never-show-this-value-3f9b2c71';
 const local = await startLocalRegistry();
-const started = local.registry === undefined ? { reason: local.reason } : await startPodman({ insecureRegistries: [local.registry.host] });
+const started: PodmanStart = local.registry === undefined ? { reason: local.reason } : await startPodman({ insecureRegistries: [local.registry.host] });
 
 afterAll(async () => {
   await started.podman?.stop();
@@ -42,11 +42,10 @@ async function callTool(port: number, name: string, args: Record<string, unknown
   }
 }
 
+/** The part of the engine's container inspect answer the tests read. */
 interface ContainerDetails {
-  Id: string;
   Image: string;
-  State: { Running: boolean };
-  HostConfig: { NetworkMode: string; Binds: string[] | null; CapDrop: string[] | null; Privileged: boolean };
+  HostConfig: { NetworkMode: string; Binds: string[] | null; Privileged: boolean };
   Config: { Labels: Record<string, string> };
 }
 
@@ -83,7 +82,7 @@ function realEngineTests(podman: PodmanService, registry: LocalRegistry): void {
       await rm(dir, { recursive: true, force: true });
     });
 
-    it('pulls an image from the registry, runs its stdio MCP server, and a tool call through the proxy reaches it with its env and secret', async () => {
+    it('pulls an image from the registry, runs its stdio MCP server with a read-only volume, and a tool call through the proxy reaches it with its env and secret', async () => {
       const created = await call('POST', '/workloads', {
         name: 'everything',
         image: everything(1),
@@ -93,7 +92,9 @@ function realEngineTests(podman: PodmanService, registry: LocalRegistry): void {
         volumes: [`${nodeModules}:${nodeModules}:ro`],
       });
       expect(created.statusCode, created.body).toBe(201);
-      expect((await call('GET', '/workloads/everything/proxy-logs')).body).toMatch(/Copying|Writing manifest|Pulling|Digest/i);
+      const pulled = (await call('GET', '/workloads/everything/proxy-logs')).body;
+      expect(pulled).toMatch(/Pulling fs layer|Download complete|Already exists/);
+      expect(pulled).toContain(`image ${(await imageId(everything(1))) ?? 'missing'}`);
       const port = created.json<{ port: number }>().port;
 
       expect(await callTool(port, 'echo', { message: 'through podman' })).toContain('through podman');
@@ -104,6 +105,8 @@ function realEngineTests(podman: PodmanService, registry: LocalRegistry): void {
       const container = await inspect((await runningContainer('everything')).Id);
       expect(container.Image).toBe(await imageId(everything(1)));
       expect(container.HostConfig.Privileged).toBe(false);
+      const [source, target, options = ''] = container.HostConfig.Binds?.[0]?.split(':') ?? [];
+      expect({ source, target, readOnly: options.split(',').includes('ro') }).toEqual({ source: nodeModules, target: nodeModules, readOnly: true });
       expect((await call('GET', '/workloads/everything/export')).body).not.toContain(SECRET_VALUE);
     });
 
@@ -156,6 +159,13 @@ function realEngineTests(podman: PodmanService, registry: LocalRegistry): void {
       expect((await call('DELETE', '/workloads/shell')).statusCode).toBe(202);
       await waitFor(async () => ((await call('GET', '/workloads/shell')).statusCode === 404 ? true : undefined), 20_000, 'shell deleted');
       expect(await containersOf('shell')).toEqual([]);
+    });
+
+    it('refuses a tag the registry does not have with a 400 that names it (Podman reports it inside a 200 pull stream)', async () => {
+      const refused = await call('POST', '/workloads', { name: 'absent', image: `${registryHost}/toolyard/everything:9` });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json<{ error: string }>().error).toMatch(/could not pull .*everything:9: .*manifest unknown/);
+      expect(await containersOf('absent')).toEqual([]);
     });
 
     it('upgrades a catalog workload to the next tag: pulls it, then recreates the container from it', async () => {
