@@ -6,6 +6,7 @@ import { startFakeDockerEngine, type FakeDockerEngine } from '../helpers/fake-do
 import { engineCandidates } from '../../src/runtime/containers/endpoint.js';
 import { createEngineClient, pullParameters, type ContainerCreateBody, type EngineClient } from '../../src/runtime/containers/engine.js';
 import { createFrameDecoder, encodeFrame } from '../../src/runtime/containers/engine-streams.js';
+import { createContainerRuntime } from '../../src/runtime/containers/runtime.js';
 
 /** Echoes each stdin line back on stdout and says goodbye on stderr when stdin ends. */
 const ECHO = [process.execPath, '-e', "process.stdin.on('data', (c) => process.stdout.write('echo:' + c)); process.stdin.on('end', () => { process.stderr.write('bye\\n'); process.exit(3); });"];
@@ -39,6 +40,7 @@ describe('the Docker Engine API client', () => {
         'registry.example/gone:1': { entrypoint: ECHO, pullError: 'initializing source docker://registry.example/gone:1: reading manifest 1 in registry.example/gone: manifest unknown: manifest unknown' },
         'registry.example/private:1': { entrypoint: ECHO, pullError: 'initializing source docker://registry.example/private:1: unauthorized: authentication required' },
       },
+      local: { 'localhost/acme/built:1': { entrypoint: ECHO } },
     });
     engine = createEngineClient({ socketPath: fake.socketPath });
   });
@@ -116,6 +118,13 @@ describe('the Docker Engine API client', () => {
     await engine.stop(id, 1);
     expect(fake.containers().find((container) => container.Id === id)?.state).toBe('exited');
     await expect(engine.attach('nope', () => undefined, () => undefined)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('uses an image built or imported on the engine (Podman names it localhost/...) without asking a registry for it', async () => {
+    const runtime = createContainerRuntime({ env: { DOCKER_HOST: `unix://${fake.socketPath}` }, runtimeId: 'test' });
+    const pullsBefore = fake.requests.filter((request) => request.path === '/images/create').length;
+    expect(await runtime.prepare('localhost/acme/built:1', undefined)).toMatch(/nothing to pull\nimage sha256:/);
+    expect(fake.requests.filter((request) => request.path === '/images/create')).toHaveLength(pullsBefore);
   });
 
   it('splits frames that arrive in pieces or several to a chunk', () => {
