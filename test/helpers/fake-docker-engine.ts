@@ -18,7 +18,7 @@ export interface FakeImage {
   entrypoint: string[];
   /** Default arguments, replaced by the create body's Cmd. */
   cmd?: string[];
-  /** Pulling it fails half-way with this message in the stream, as a registry error does. */
+  /** Pulling it fails with this message as the stream's last event, as a registry error does (Podman reports an unknown tag so too). */
   pullError?: string;
 }
 

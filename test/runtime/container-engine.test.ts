@@ -6,6 +6,7 @@ import { startFakeDockerEngine, type FakeDockerEngine } from '../helpers/fake-do
 import { engineCandidates } from '../../src/runtime/containers/endpoint.js';
 import { createEngineClient, pullParameters, type ContainerCreateBody, type EngineClient } from '../../src/runtime/containers/engine.js';
 import { createFrameDecoder, encodeFrame } from '../../src/runtime/containers/engine-streams.js';
+import { createContainerRuntime } from '../../src/runtime/containers/runtime.js';
 
 /** Echoes each stdin line back on stdout and says goodbye on stderr when stdin ends. */
 const ECHO = [process.execPath, '-e', "process.stdin.on('data', (c) => process.stdout.write('echo:' + c)); process.stdin.on('end', () => { process.stderr.write('bye\\n'); process.exit(3); });"];
@@ -32,7 +33,14 @@ describe('the Docker Engine API client', () => {
     dir = await mkdtemp(join(tmpdir(), 'toolyard-engine-'));
     fake = await startFakeDockerEngine({
       socketPath: join(dir, 'docker.sock'),
-      registry: { 'registry.example/echo:1': { entrypoint: ECHO }, 'registry.example/broken:1': { entrypoint: ECHO, pullError: 'unexpected EOF' } },
+      registry: {
+        'registry.example/echo:1': { entrypoint: ECHO },
+        'registry.example/broken:1': { entrypoint: ECHO, pullError: 'unexpected EOF' },
+        // Podman's answer to a tag the registry does not have: a 200 whose stream ends with the error
+        'registry.example/gone:1': { entrypoint: ECHO, pullError: 'initializing source docker://registry.example/gone:1: reading manifest 1 in registry.example/gone: manifest unknown: manifest unknown' },
+        'registry.example/private:1': { entrypoint: ECHO, pullError: 'initializing source docker://registry.example/private:1: unauthorized: authentication required' },
+      },
+      local: { 'localhost/acme/built:1': { entrypoint: ECHO } },
     });
     engine = createEngineClient({ socketPath: fake.socketPath });
   });
@@ -70,8 +78,10 @@ describe('the Docker Engine API client', () => {
     expect(await engine.inspectImage('registry.example/absent:1')).toBeUndefined();
   });
 
-  it('maps engine errors: an unknown repository is a 404, an error inside the pull stream a 503, a name in use a 409', async () => {
+  it('maps engine errors: an unknown image is a 404 (as a status or inside the pull stream), another error in the stream a 503, a name in use a 409', async () => {
     await expect(engine.pull('registry.example/absent:1', () => undefined)).rejects.toMatchObject({ status: 404, message: expect.stringContaining('pull access denied') as unknown });
+    await expect(engine.pull('registry.example/gone:1', () => undefined)).rejects.toMatchObject({ status: 404, message: expect.stringContaining('manifest unknown') as unknown });
+    await expect(engine.pull('registry.example/private:1', () => undefined)).rejects.toMatchObject({ status: 400, message: expect.stringContaining('podman login') as unknown });
     await expect(engine.pull('registry.example/broken:1', () => undefined)).rejects.toMatchObject({ status: 503, message: expect.stringContaining('unexpected EOF') as unknown });
     await expect(engine.createContainer('x', body('registry.example/absent:1'))).rejects.toMatchObject({ status: 404, message: expect.stringContaining('No such image') as unknown });
     await engine.createContainer('taken', body('registry.example/echo:1'));
@@ -108,6 +118,13 @@ describe('the Docker Engine API client', () => {
     await engine.stop(id, 1);
     expect(fake.containers().find((container) => container.Id === id)?.state).toBe('exited');
     await expect(engine.attach('nope', () => undefined, () => undefined)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('uses an image built or imported on the engine (Podman names it localhost/...) without asking a registry for it', async () => {
+    const runtime = createContainerRuntime({ env: { DOCKER_HOST: `unix://${fake.socketPath}` }, runtimeId: 'test' });
+    const pullsBefore = fake.requests.filter((request) => request.path === '/images/create').length;
+    expect(await runtime.prepare('localhost/acme/built:1', undefined)).toMatch(/nothing to pull\nimage sha256:/);
+    expect(fake.requests.filter((request) => request.path === '/images/create')).toHaveLength(pullsBefore);
   });
 
   it('splits frames that arrive in pieces or several to a chunk', () => {

@@ -39,6 +39,17 @@ export function engineError(status: number, body: string, what: string): DomainE
   return new UnavailableError(`the container engine ${reason}`);
 }
 
+/**
+ * The status a pull failure reported inside the progress stream stands for. Docker answers an
+ * unknown image with a 404 before any stream; Podman answers 200 and reports every failure, an
+ * unknown tag as much as a registry down, as the stream's error event.
+ */
+export function pullFailureStatus(message: string): number {
+  if (/manifest unknown|name unknown|not found|repository does not exist/i.test(message)) return 404;
+  if (/unauthorized|authentication required|requested access to the resource is denied/i.test(message)) return 401;
+  return 502;
+}
+
 /** A socket that cannot be reached: no engine runs there, or this user may not use it. */
 export function unreachable(socketPath: string, error: unknown): DomainError {
   const code = (error as NodeJS.ErrnoException).code;

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { UnavailableError } from '../../core/errors.js';
 import { createFrameDecoder, createLineSplitter, type StreamKind } from './engine-streams.js';
-import { API_VERSION, call, engineError, openRequest, readBody, unreachable, type EngineRequest } from './engine-http.js';
+import { API_VERSION, call, engineError, openRequest, pullFailureStatus, readBody, unreachable, type EngineRequest } from './engine-http.js';
 
 export interface EngineVersion {
   Version: string;
@@ -131,7 +131,7 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     response.setEncoding('utf8');
     for await (const chunk of response) lines.push(chunk as string);
     lines.end();
-    if (failure !== undefined) throw engineError(500, JSON.stringify({ message: failure }), what);
+    if (failure !== undefined) throw engineError(pullFailureStatus(failure), JSON.stringify({ message: failure }), what);
   };
 
   const attach = (containerId: string, onOutput: (kind: StreamKind, payload: Buffer) => void, onEnd: () => void): Promise<AttachedContainer> =>

@@ -23,6 +23,12 @@ export interface ContainerRuntimeOptions {
   connect?: (socketPath: string) => EngineClient;
 }
 
+/**
+ * Podman names images built or imported on the machine `localhost/name:tag`; pulling one would ask a
+ * registry at https://localhost, which Podman retries for seconds before failing.
+ */
+const LOCAL_ONLY = /^localhost\//;
+
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** `node runner-main.js`, in the form this module runs in (compiled in dist/, or sources under a loader). */
@@ -63,7 +69,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Packag
     const engine = await locate();
     const lines: string[] = [];
     try {
-      await engine.pull(image, (line) => lines.push(line));
+      if (LOCAL_ONLY.test(image) && (await engine.inspectImage(image)) !== undefined) lines.push(`${image} was built or imported on the engine; nothing to pull`);
+      else await engine.pull(image, (line) => lines.push(line));
     } catch (error) {
       // an image built or imported on this machine has no registry to come from
       if ((await engine.inspectImage(image)) === undefined) throw asInputError(error);
