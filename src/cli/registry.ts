@@ -21,8 +21,9 @@ export function registerRegistryCommands(program: Command): void {
       const [{ createLogger }, { buildRegistryApp }] = await Promise.all([import('../core/telemetry/logger.js'), import('../registry/app.js')]);
       const logger = createLogger({ level: config.logging.level, name: 'registry' });
       const app = await buildRegistryApp({ config, logger, env: process.env });
-      app.start();
       await app.http.listen({ host, port });
+      // syncs and change polling start once the server answers: the catalog is already served from the read model
+      app.start();
       stopOnSignals(app, { logger, shutdownDelay: config.server.shutdownDelay });
     });
 
