@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import { createDatabase } from '../src/core/db/database.js';
-import { createMigrator, migrateToLatest } from '../src/core/db/migrator.js';
+import { migrateToLatest } from '../src/core/db/migrator.js';
 import { silentLogger } from '../src/core/telemetry/logger.js';
 import { buildPlatformApp } from '../src/platform/app.js';
 import { parsePlatformConfig } from '../src/platform/config.js';
@@ -66,7 +66,7 @@ async function baseline(users: number, groups: number, now: Date): Promise<numbe
   const directory = await mkdtemp(join(tmpdir(), 'toolyard-bench-baseline-'));
   const database = await createDatabase<PlatformDatabase>({ dataDir: join(directory, 'data') });
   try {
-    await migrateToLatest(createMigrator(database.db as never, platformMigrations, PLATFORM_MIGRATION_TABLE));
+    await migrateToLatest({ db: database.db as never, migrations: platformMigrations, table: PLATFORM_MIGRATION_TABLE });
     const { children, usersOf } = plan(users, groups, FANOUT);
     const userIds = Array.from({ length: users }, () => crypto.randomUUID());
     const groupIds = Array.from({ length: groups }, () => crypto.randomUUID());

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { ConfigError } from '../core/config/load.js';
 import { registerPlatformCommands } from './platform.js';
 import { registerRegistryCommands } from './registry.js';
 import { registerRuntimeCommands } from './runtime.js';
@@ -12,7 +11,9 @@ registerRegistryCommands(program);
 registerPlatformCommands(program);
 registerRuntimeCommands(program);
 
-program.parseAsync(process.argv).catch((error: unknown) => {
+program.parseAsync(process.argv).catch(async (error: unknown) => {
+  // loaded only on failure: the configuration loader pulls in YAML and TypeBox, which `--help` and `list` do not need
+  const { ConfigError } = await import('../core/config/load.js');
   if (error instanceof ConfigError) {
     console.error(`toolyard: invalid configuration\n${error.problems.map((problem) => `  ${problem}`).join('\n')}`);
     process.exit(2);

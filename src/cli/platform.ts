@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { splitAddress, stopOnSignals } from './serve.js';
 
 async function loadConfig(file: string | undefined) {
   const { loadPlatformConfig } = await import('../platform/config.js');
@@ -17,6 +16,7 @@ export function registerPlatformCommands(program: Command): void {
     .option('-a, --address <host:port>', 'listen address (overrides server.address)')
     .action(async (options: { config?: string; address?: string }) => {
       const config = await loadConfig(options.config);
+      const { splitAddress, stopOnSignals } = await import('./serve.js');
       const { host, port } = splitAddress(options.address ?? config.server.address, options.address === undefined ? 'server.address' : '--address');
       const [{ createLogger }, { buildPlatformApp }] = await Promise.all([import('../core/telemetry/logger.js'), import('../platform/app.js')]);
       const logger = createLogger({ level: config.logging.level, name: 'platform' });

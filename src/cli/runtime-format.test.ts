@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parsePort, runRequest } from './runtime-format.js';
+import { parsePort } from './proxy-port.js';
+import { runRequest } from './runtime-format.js';
 
 const none = { env: [], secret: [] };
 

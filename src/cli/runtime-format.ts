@@ -60,12 +60,6 @@ export function runRequest(what: string, args: readonly string[], options: RunOp
   };
 }
 
-export function parsePort(text: string): number {
-  const port = Number(text);
-  if (!/^\d+$/.test(text) || port < 1024 || port > 65535) throw new InvalidInputError(`--proxy-port: "${text}" must be a port number from 1024 to 65535`);
-  return port;
-}
-
 /** A plain-text table: a header row, columns padded to their widest cell. */
 export function workloadTable(workloads: readonly WorkloadSummary[]): string {
   const rows = [

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
-import { parsePort, type RunOptions } from './runtime-format.js';
+import { parsePort } from './proxy-port.js';
+import type { RunOptions } from './runtime-format.js';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 

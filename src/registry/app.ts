@@ -152,7 +152,7 @@ export async function buildRegistryApp(options: RegistryAppOptions): Promise<Reg
 
   const auditLog = config.audit.enabled ? createAuditLog({ file: config.audit.file, clock }) : noAuditLog;
   const audit = config.audit.enabled ? registerHttpAudit(http, { log: auditLog, exists: (type, name) => resourceExists(db, type, name) }) : undefined;
-  registerAuthentication(http, {
+  await registerAuthentication(http, {
     auth: config.auth,
     clock,
     logger,

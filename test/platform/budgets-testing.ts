@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { Registry } from 'prom-client';
 import { createDatabase, type Database } from '../../src/core/db/database.js';
-import { createMigrator, migrateToLatest } from '../../src/core/db/migrator.js';
+import { migrateToLatest } from '../../src/core/db/migrator.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import type { AdmissionRequest, BudgetLedger } from '../../src/platform/budgets/ledger.js';
 import { createBudgetLedger, type BudgetLedgerOptions } from '../../src/platform/budgets/ledger-service.js';
@@ -13,7 +13,7 @@ import { Money } from '../../src/platform/money.js';
 import type { UsageEvent } from '../../src/platform/usage/schemas.js';
 
 export async function migrated(database: Database<PlatformDatabase>): Promise<Kysely<PlatformDatabase>> {
-  await migrateToLatest(createMigrator(database.db as Kysely<unknown>, platformMigrations, PLATFORM_MIGRATION_TABLE));
+  await migrateToLatest({ db: database.db as Kysely<unknown>, migrations: platformMigrations, table: PLATFORM_MIGRATION_TABLE });
   return database.db;
 }
 

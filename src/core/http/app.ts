@@ -9,6 +9,7 @@ import type { HttpMetrics } from '../telemetry/metrics.js';
 import { drainRequest } from './drain-request.js';
 import { describeFrameworkError, parseJsonBody } from './framework-errors.js';
 import { answerUnroutedRequests, createClientErrorHandler } from './protocol-errors.js';
+import { lazySerializers } from './lazy-compilers.js';
 import { createValidatorCompiler, describeValidation, refuseUnstorableText } from './validation.js';
 
 export type HttpApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>;
@@ -43,6 +44,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     http: { requireHostHeader: false },
     clientErrorHandler: createClientErrorHandler(options.logger),
     frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(createValidatorCompiler());
   app.removeContentTypeParser('application/json');

@@ -2,6 +2,7 @@ import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'aj
 import ajvFormats from 'ajv-formats';
 import type { FastifyError, FastifySchemaCompiler } from 'fastify';
 import { InvalidInputError } from '../errors.js';
+import { lazyValidator } from './lazy-compilers.js';
 
 function createAjv(coerceTypes: 'array' | false): Ajv {
   const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
@@ -80,9 +81,12 @@ function strictTextValidator(ajv: Ajv, schema: SchemaNode): ValidateFunction {
  * bodies are not, so `{claims: {org: 3}}` is refused instead of being stored as "3".
  */
 export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
-  const strings = createAjv('array');
-  const body = createAjv(false);
-  return ({ schema, httpPart }) => (httpPart === 'body' ? body.compile(schema as AnySchema) : strictTextValidator(strings, schema as SchemaNode));
+  let ajv: { strings: Ajv; body: Ajv } | undefined;
+  return ({ schema, httpPart }) =>
+    lazyValidator(() => {
+      ajv ??= { strings: createAjv('array'), body: createAjv(false) };
+      return httpPart === 'body' ? ajv.body.compile(schema as AnySchema) : strictTextValidator(ajv.strings, schema as SchemaNode);
+    });
 }
 
 /** Turns Ajv's report into one sentence naming the parameter: `limit: must be <= 100`. */

@@ -1,13 +1,13 @@
 import swagger from '@fastify/swagger';
 import type { TSchema } from '@sinclair/typebox';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { Migration, Migrator } from 'kysely';
+import type { Migration } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { databaseOptions, migrationOptions, type DatabaseConfig } from '../config/database.js';
 import { createDatabase, ping, type Database } from '../db/database.js';
-import { createMigrator, migrateToLatest, pendingMigrations } from '../db/migrator.js';
+import { migrateToLatest, pendingMigrations, type Migrations } from '../db/migrator.js';
 import { UnavailableError } from '../errors.js';
 import { createHttpApp, type HttpApp } from '../http/app.js';
 import { registerPublicRoutes } from '../http/public-routes.js';
@@ -49,7 +49,7 @@ export interface ServiceHost<DB> {
 export async function migrateServiceDatabase(database: DatabaseConfig, migrations: Record<string, Migration>, table: string): Promise<string[]> {
   const connection = await createDatabase<unknown>(migrationOptions(database));
   try {
-    return await migrateToLatest(createMigrator(connection.db, migrations, table));
+    return await migrateToLatest({ db: connection.db, migrations, table });
   } finally {
     await connection.close();
   }
@@ -72,8 +72,8 @@ export async function createServiceHost<DB>(options: ServiceHostOptions): Promis
     ...(options.spanExporter && { exporter: options.spanExporter }),
   });
   const db = tracing ? database.db.withPlugin(createSqlTracingPlugin(tracing)) : database.db;
-  const migrator: Migrator = createMigrator(db as never, options.migrations, options.migrationTable);
-  if (!migrateSeparately) applied.push(...(await migrateToLatest(migrator)));
+  const migrations: Migrations = { db: db as never, migrations: options.migrations, table: options.migrationTable };
+  if (!migrateSeparately) applied.push(...(await migrateToLatest(migrations)));
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
 
   const metrics = createMetricsRegistry();
@@ -106,7 +106,7 @@ export async function createServiceHost<DB>(options: ServiceHostOptions): Promis
         logger.warn({ err: error }, 'database unreachable');
         throw new UnavailableError('the database is not reachable');
       }
-      const pending = await pendingMigrations(migrator);
+      const pending = await pendingMigrations(migrations);
       if (pending.length > 0) throw new UnavailableError(`migrations pending: ${pending.join(', ')}`);
     },
   });

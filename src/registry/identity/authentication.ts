@@ -1,9 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { createPublicPathMatcher, registerBearerAuth } from '../../core/auth/bearer.js';
 import { ANONYMOUS } from '../../core/auth/caller.js';
-import { createTokenVerifier } from '../../core/auth/token-verifier.js';
 import type { Clock } from '../../core/clock.js';
 import type { HttpApp } from '../../core/http/app.js';
 import type { RegistryConfig } from '../config.js';
@@ -32,8 +30,9 @@ export interface AuthenticationOptions {
 /**
  * Sets `request.caller` on every request: anonymous in anonymous mode and on public paths, else the
  * subject and claims of a verified bearer token (or a 401 challenge). Serves the RFC 9728 metadata.
+ * Token verification (jose, undici) loads only in oauth mode.
  */
-export function registerAuthentication(app: HttpApp, options: AuthenticationOptions): void {
+export async function registerAuthentication(app: HttpApp, options: AuthenticationOptions): Promise<void> {
   const { auth } = options;
   app.decorateRequest('caller', null as never);
   const oauth = auth.mode === 'oauth' ? auth.oauth : undefined;
@@ -47,6 +46,10 @@ export function registerAuthentication(app: HttpApp, options: AuthenticationOpti
   if (!auth.authz) options.logger.warn('auth-only mode: every valid token may read and change everything (add auth.authz to apply roles and claims)');
   const resource = oauth.resourceUrl.replace(/\/+$/, '');
   const metadataUrl = `${resource}/.well-known/oauth-protected-resource`;
+  const [{ createPublicPathMatcher, registerBearerAuth }, { createTokenVerifier }] = await Promise.all([
+    import('../../core/auth/bearer.js'),
+    import('../../core/auth/token-verifier.js'),
+  ]);
   registerBearerAuth(app, {
     verifier: createTokenVerifier({
       providers: oauth.providers,

@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import type { LookupFunction } from 'node:net';
 import { basename, dirname, resolve, sep } from 'node:path';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { createGuardedLookup, findPrivateAddress, privateHostLiteral } from '../../core/net/address-guard.js';
 import type { SourceDefinition } from './definition.js';
 
@@ -29,7 +29,7 @@ export interface SourceAccess {
   /** The git protocols allowed, for git's own `protocol.allow` setting. */
   gitProtocols: readonly string[];
   /** Connections through it refuse private DNS answers; undefined when private networks are allowed. */
-  dispatcher: Dispatcher | undefined;
+  dispatcher(): Promise<Dispatcher | undefined>;
   privateNetworks: boolean;
 }
 
@@ -79,7 +79,15 @@ function isUnder(path: string, directory: string): boolean {
 }
 
 export function createSourceAccess(config: SourceAccessConfig, options: { lookup?: LookupFunction } = {}): SourceAccess {
-  const dispatcher = config.privateNetworks ? undefined : new Agent({ connect: { lookup: createGuardedLookup({ describe: describePrivateAddress, ...(options.lookup && { lookup: options.lookup }) }) } });
+  // undici loads when a source first reaches the network, not when the server starts
+  let guarded: Promise<Dispatcher> | undefined;
+  const dispatcher = async (): Promise<Dispatcher | undefined> => {
+    if (config.privateNetworks) return undefined;
+    guarded ??= import('undici').then(
+      ({ Agent }) => new Agent({ connect: { lookup: createGuardedLookup({ describe: describePrivateAddress, ...(options.lookup && { lookup: options.lookup }) }) } }),
+    );
+    return guarded;
+  };
 
   async function fileProblem(key: string, path: string): Promise<string | undefined> {
     if (config.filePaths.length === 0) {

@@ -3,8 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
 import { parseDuration } from '../../core/config/duration.js';
 import { DomainError, InvalidInputError, NotFoundError } from '../../core/errors.js';
-import { readDetachedHeader } from '../../core/signing/detached-jws.js';
-import { verifyEnvelope, type Directive, type Envelope, type JwksSource } from '../../core/signing/envelope.js';
+import type { Directive, Envelope, JwksSource } from '../../core/signing/envelope.js';
 import { createJwksSource } from '../../core/signing/jwks-source.js';
 import type { RuntimePaths } from '../paths.js';
 import { BadGatewayError } from '../registry/errors.js';
@@ -64,6 +63,8 @@ export function createEnterpriseService(options: EnterpriseServiceOptions): Ente
 
   /** Verifies a fetched envelope; only one judged `applied` may be written over the held one. */
   const judge = async (settings: EnterpriseSettings, token: string | undefined, text: string, held: Envelope | undefined): Promise<Pick<RefreshRecord, 'outcome' | 'error'>> => {
+    // jose loads when an envelope is verified or read, not with every CLI verb
+    const { verifyEnvelope } = await import('../../core/signing/envelope.js');
     const verdict = await verifyEnvelope(text, { jwks: jwksFor(settings, token), now: clock.now(), ...(held && { previousIssuedAt: new Date(held.issued_at) }) }).catch((error: unknown) => {
       if (error instanceof UnreachableError) throw error;
       throw new BadGatewayError(`cannot read the public keys at ${settings.jwks_uri}: ${(error as Error).message}`);
@@ -93,6 +94,7 @@ export function createEnterpriseService(options: EnterpriseServiceOptions): Ente
     }
     const [held, refresh] = await Promise.all([store.readEnvelope(), store.readRefresh()]);
     const verdict = modeOf(held, refresh, clock.now());
+    const { readDetachedHeader } = await import('../../core/signing/detached-jws.js');
     return {
       configured: true,
       platform_url: settings.platform_url,

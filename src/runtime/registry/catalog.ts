@@ -1,4 +1,5 @@
-import semver from 'semver';
+import valid from 'semver/functions/valid.js';
+import gte from 'semver/functions/gte.js';
 import { containerEntry, remoteEntry, serverJsonOfContainer, serverJsonOfRemote } from './local-form.js';
 import { entryFromServerJson, isObject, OFFICIAL_META, publisherExtras, text, type Json } from './server-json.js';
 import type { CatalogGroup, ContainerServerEntry, RemoteServerEntry, ServerLookup } from './schemas.js';
@@ -44,8 +45,8 @@ function latestOf<T>(items: T[], key: (item: T) => string, version: (item: T) =>
 
   function newer(candidate: T, current: T): boolean {
     if (marked(current) !== marked(candidate)) return marked(candidate);
-    const [a, b] = [semver.valid(version(candidate)), semver.valid(version(current))];
-    if (a !== null && b !== null) return semver.gte(a, b);
+    const [a, b] = [valid(version(candidate)), valid(version(current))];
+    if (a !== null && b !== null) return gte(a, b);
     return b === null;
   }
 }

@@ -1,5 +1,5 @@
 import type { LookupFunction } from 'node:net';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Agent } from 'undici';
 import { InvalidInputError } from '../../core/errors.js';
 import { createGuardedLookup, fetchFollowingRedirects, PrivateAddressError, privateHostLiteral, type Fetch } from '../../core/net/address-guard.js';
 import { BadGatewayError, GatewayTimeoutError } from './errors.js';
@@ -63,16 +63,22 @@ async function readLimited(body: AsyncIterable<Uint8Array>, maxBytes: number, ur
  * followed by hand so that every hop is checked, and failures sorted into the statuses users act on.
  */
 export function createJsonFetcher(options: { fetch?: Fetch; timeoutMs?: number; maxBytes?: number } = {}): FetchJson {
-  const fetch = options.fetch ?? undiciFetch;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const guarded = new Agent({ connect: { lookup: guardedLookup } });
-  const open = new Agent();
+  // undici loads on the first fetch: most CLI verbs build this fetcher and never reach a registry
+  let client: Promise<{ fetch: Fetch; guarded: Agent; open: Agent }> | undefined;
+  const connect = () =>
+    (client ??= import('undici').then((undici) => ({
+      fetch: options.fetch ?? undici.fetch,
+      guarded: new undici.Agent({ connect: { lookup: guardedLookup } }),
+      open: new undici.Agent(),
+    })));
 
   return async (raw, { allowPrivateIp, missingIsEmpty = false }) => {
     const signal = AbortSignal.timeout(timeoutMs);
     let url = parseUrl(raw);
     try {
+      const { fetch, guarded, open } = await connect();
       const answer = await fetchFollowingRedirects(url, {
         fetch,
         init: { signal, headers: { accept: 'application/json' }, dispatcher: allowPrivateIp ? open : guarded },

@@ -4,7 +4,9 @@ import { dirname, join } from 'node:path';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value, type ValueError } from '@sinclair/typebox/value';
 import lockfile from 'proper-lockfile';
-import semver from 'semver';
+// one function per module: the whole of semver is 48 modules, which every CLI verb would load
+import valid from 'semver/functions/valid.js';
+import gt from 'semver/functions/gt.js';
 import { DomainError } from '../../core/errors.js';
 
 /**
@@ -45,8 +47,8 @@ export interface StateFileVersion {
 function checkVersion(path: string, data: unknown, version: StateFileVersion): void {
   const given = typeof data === 'object' && data !== null && 'schema_version' in data ? data.schema_version : undefined;
   if (typeof given !== 'string') return;
-  if (semver.valid(given) === null) throw new BrokenStateFileError(path, `schema_version "${given}" is not a version`);
-  if (semver.gt(given, version.current)) {
+  if (valid(given) === null) throw new BrokenStateFileError(path, `schema_version "${given}" is not a version`);
+  if (gt(given, version.current)) {
     throw new BrokenStateFileError(
       path,
       `it has schema_version ${given}, written by a newer toolyard; this toolyard reads ${version.current} and older: upgrade toolyard`,

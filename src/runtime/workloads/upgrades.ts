@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Value } from '@sinclair/typebox/value';
-import semver from 'semver';
+import validVersion from 'semver/functions/valid.js';
+import coerceVersion from 'semver/functions/coerce.js';
+import compareVersions from 'semver/functions/compare.js';
 import { DomainError, InvalidInputError, NotFoundError, UnavailableError } from '../../core/errors.js';
 import type { PackageRuntimes } from '../packages/types.js';
 import { parseProtocolImage } from '../packages/schemes.js';
@@ -63,9 +65,9 @@ export function imageParts(image: string): ImageParts {
 
 /** A semver version from a tag: `v1.2.3`, `1.2.3-rc.1`, and the short `1.2` or `3` read as `1.2.0` and `3.0.0`. */
 function versionOf(tag: string): string | undefined {
-  const valid = semver.valid(tag);
+  const valid = validVersion(tag);
   if (valid !== null) return valid;
-  return /^v?\d+(\.\d+)?$/.test(tag) ? (semver.coerce(tag)?.version ?? undefined) : undefined;
+  return /^v?\d+(\.\d+)?$/.test(tag) ? (coerceVersion(tag)?.version ?? undefined) : undefined;
 }
 
 type Comparison = Pick<UpgradeCheckResult, 'status' | 'reason'>;
@@ -89,7 +91,7 @@ export function compareImages(current: string, candidate: string, remote: boolea
   if (from === undefined || to === undefined) {
     return { status: 'unknown', reason: `tag ${from === undefined ? now.tag : next.tag} is not a semantic version` };
   }
-  const order = semver.compare(to, from);
+  const order = compareVersions(to, from);
   if (order > 0) return { status: 'upgrade-available', reason: `${next.tag} is newer than ${now.tag}` };
   if (order < 0) return { status: 'up-to-date', reason: `${now.tag} is newer than the catalog's ${next.tag}` };
   return { status: 'up-to-date', reason: `${now.tag} is the catalog's newest version` };

@@ -1,4 +1,4 @@
-import { fetch as undiciFetch, type Dispatcher, type Response } from 'undici';
+import type { Dispatcher, Response } from 'undici';
 import { fetchFollowingRedirects, PrivateAddressError, type Fetch } from '../../../core/net/address-guard.js';
 import { redact, SourceFetchError } from './provider.js';
 
@@ -7,7 +7,7 @@ export interface NetworkAccess {
   /** Why a URL may not be asked (the first one or a redirect target), or undefined. */
   urlProblem(url: URL): string | undefined;
   /** Connections made through it refuse private DNS answers. */
-  dispatcher: Dispatcher | undefined;
+  dispatcher(): Promise<Dispatcher | undefined>;
 }
 
 const MAX_REDIRECTS = 5;
@@ -38,16 +38,19 @@ export async function fetchText(url: string, options: HttpFetchOptions): Promise
   let lastProblem = '';
   // a URL may carry credentials (`https://user:token@host`); messages end up in syncStatus
   const shown = redact(url);
+  // undici loads with the first fetch, not with the server
+  const fetch = options.fetch ?? (await import('undici')).fetch;
+  const dispatcher = await options.access?.dispatcher();
   for (let attempt = 1; attempt <= attempts; attempt++) {
     options.signal.throwIfAborted();
     const timeout = AbortSignal.timeout(options.timeoutMs);
     try {
       const { response } = await fetchFollowingRedirects(new URL(url), {
-        fetch: options.fetch ?? undiciFetch,
+        fetch,
         init: {
           signal: AbortSignal.any([options.signal, timeout]),
           headers: { accept: 'application/json', ...options.headers },
-          ...(options.access?.dispatcher && { dispatcher: options.access.dispatcher }),
+          ...(dispatcher && { dispatcher }),
         },
         maxRedirects: MAX_REDIRECTS,
         check: (target) => {

@@ -6,7 +6,7 @@ import type { RegistryDatabase } from '../../../tables.js';
 import { releaseLease, renewLease, takeLeases } from '../../../sync/operations/claim-due-sources.js';
 import { listKubernetesSources, onlyKubernetesSources } from '../../../sync/store.js';
 import type { KubernetesSourceConfig } from '../../../../core/kubernetes/schema.js';
-import { SourceWatch } from './source-watch.js';
+import type { SourceWatch } from './source-watch.js';
 
 export interface KubernetesWatchersOptions {
   db: Kysely<RegistryDatabase>;
@@ -68,7 +68,9 @@ export function createKubernetesWatchers(options: KubernetesWatchersOptions): Ku
     if (release) await releaseLease(db, name, owner).catch(() => undefined);
   }
 
-  function launch(name: string, config: string): void {
+  async function launch(name: string, config: string): Promise<void> {
+    // the Kubernetes client is a large module: only a replica that watches a cluster loads it
+    const { SourceWatch } = await import('./source-watch.js');
     const watch = new SourceWatch({
       db,
       clock,
@@ -112,7 +114,7 @@ export function createKubernetesWatchers(options: KubernetesWatchersOptions): Ku
       if (config === undefined) await drop(name, false);
       else if (config !== entry.config) {
         await drop(name, false);
-        if (!stopped) launch(name, config);
+        if (!stopped) await launch(name, config);
       }
     }
     if (stopped) return;
@@ -121,7 +123,7 @@ export function createKubernetesWatchers(options: KubernetesWatchersOptions): Ku
       if (held.has(name)) continue;
       // created after the definitions were read: hand it back for the next round
       if (config === undefined) await releaseLease(db, name, owner);
-      else launch(name, config);
+      else await launch(name, config);
     }
   }
 
