@@ -49,7 +49,13 @@ const MODES: Record<Mode, { clients: number; warmupCalls: number; calls: number 
 const SLICES = 10;
 /** Untimed calls per client before every slice: the way's connections idled while the others ran. */
 const SLICE_WARMUP = 3;
-const TARGETS = { floorRatio: 0.7, mcpProxyRatio: 3, p50OverFloorMs: 0.5, createToRunningMs: 3000, supervisorRssMiB: 80 };
+/** Toolyard's calls/s against the floor's and mcp-proxy's, per mode; the rest judge one call, a start and memory. */
+const TARGETS = {
+  ratios: { sequential: { floorRatio: 0.7, mcpProxyRatio: 3 }, concurrent: { floorRatio: 0.9, mcpProxyRatio: 2.5 } } satisfies Record<Mode, { floorRatio: number; mcpProxyRatio: number }>,
+  p50OverFloorMs: 0.5,
+  createToRunningMs: 3000,
+  supervisorRssMiB: 80,
+};
 
 type Way = 'direct' | 'floor' | 'mcpProxy' | 'toolyard';
 const WAY_LABELS: Record<Way, string> = { direct: 'direct', floor: 'HTTP floor', mcpProxy: 'mcp-proxy', toolyard: 'Toolyard' };
@@ -219,8 +225,9 @@ function assess(byMode: Record<Mode, Ratios>, workloads: WorkloadFigures): Targe
   const targets: Targets = {};
   for (const mode of MODE_NAMES) {
     const r = byMode[mode];
-    targets[`${mode}.floorRatio`] = { target: `${mode}: Toolyard >= ${TARGETS.floorRatio * 100}% of the floor's calls/s`, value: r.toolyardToFloor, met: r.toolyardToFloor >= TARGETS.floorRatio };
-    targets[`${mode}.mcpProxyRatio`] = { target: `${mode}: Toolyard >= ${TARGETS.mcpProxyRatio}x mcp-proxy's calls/s`, value: r.toolyardToMcpProxy, met: r.toolyardToMcpProxy >= TARGETS.mcpProxyRatio };
+    const { floorRatio, mcpProxyRatio } = TARGETS.ratios[mode];
+    targets[`${mode}.floorRatio`] = { target: `${mode}: Toolyard >= ${floorRatio * 100}% of the floor's calls/s`, value: r.toolyardToFloor, met: r.toolyardToFloor >= floorRatio };
+    targets[`${mode}.mcpProxyRatio`] = { target: `${mode}: Toolyard >= ${mcpProxyRatio}x mcp-proxy's calls/s`, value: r.toolyardToMcpProxy, met: r.toolyardToMcpProxy >= mcpProxyRatio };
   }
   // With 8 calls in flight the median is mostly queueing, which the calls/s ratio already judges; the
   // latency a proxy adds to one call shows without it.

@@ -74,6 +74,17 @@ describe('SessionRouter', () => {
     expect(upstream.slice(1)).toEqual([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: upstreamId } }]);
   });
 
+  it('keeps the request ids 1 and "1" of one session apart', () => {
+    const { upstream, router, session, sink } = setup();
+    const a = session('a');
+    router.request(a, { jsonrpc: '2.0', id: 1, method: 'tools/call' }, sink());
+    router.request(a, { jsonrpc: '2.0', id: '1', method: 'tools/call' }, sink());
+    const [numeric, text] = upstream.map((m) => m.id);
+    router.clientMessage(a, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: '1' } });
+    router.clientMessage(a, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+    expect(upstream.slice(2).map((m) => m.params?.requestId)).toEqual([text, numeric]);
+  });
+
   it('broadcasts untargeted notifications, answers server pings itself and sends server requests to one listener', () => {
     const { upstream, router, session } = setup();
     const a = session('a');

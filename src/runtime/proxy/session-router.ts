@@ -58,8 +58,6 @@ export interface SessionRouterOptions {
   clock?: () => number;
 }
 
-const idKey = (id: JsonRpcId): string => `${typeof id}:${String(id)}`;
-
 /**
  * Multiplexes many client sessions onto one upstream MCP server: request ids and progress
  * tokens are rewritten to proxy-unique values on the way up and restored on the way down.
@@ -72,7 +70,8 @@ export class SessionRouter {
   readonly #sessions = new Map<string, RouterSession>();
   /** In send order, so client request deadlines ascend and the oldest request in flight comes first. */
   readonly #pending = new Map<number, Pending>();
-  readonly #byClientId = new Map<string, Map<string, number>>();
+  /** Per session, client request id to upstream id; a Map keeps the ids 1 and "1" apart. */
+  readonly #byClientId = new Map<string, Map<JsonRpcId, number>>();
   readonly #progress = new Map<string, ClientPending>();
   #nextId = 1;
   #init: Promise<JsonRpcMessage> | undefined;
@@ -175,7 +174,7 @@ export class SessionRouter {
       params = { ...params, _meta: { ...metaOf(params), progressToken: upstreamToken } };
     }
     this.#pending.set(upstreamId, pending);
-    this.#byClientId.get(session.id)?.set(idKey(request.id), upstreamId);
+    this.#byClientId.get(session.id)?.set(request.id, upstreamId);
     this.#forward({ ...request, id: upstreamId, ...(params === undefined ? {} : { params }) });
   }
 
@@ -186,7 +185,7 @@ export class SessionRouter {
     if (message.method === 'notifications/initialized') return; // sent once by the router itself
     if (message.method === 'notifications/cancelled') {
       const requestId = message.params?.requestId;
-      const upstreamId = isJsonRpcId(requestId) ? this.#byClientId.get(session.id)?.get(idKey(requestId)) : undefined;
+      const upstreamId = isJsonRpcId(requestId) ? this.#byClientId.get(session.id)?.get(requestId) : undefined;
       if (upstreamId === undefined) return;
       this.#forward({ ...message, params: { ...message.params, requestId: upstreamId } });
       return;
@@ -254,7 +253,7 @@ export class SessionRouter {
   #settle(upstreamId: number, pending: Pending): void {
     this.#pending.delete(upstreamId);
     if (pending.kind !== 'client') return;
-    this.#byClientId.get(pending.session.id)?.delete(idKey(pending.originalId));
+    this.#byClientId.get(pending.session.id)?.delete(pending.originalId);
     if (pending.progressToken !== undefined) this.#progress.delete(pending.progressToken.upstream);
   }
 

@@ -31,3 +31,40 @@ describe('StdioChild framing', () => {
     expect(other).toBe('banner line\n');
   });
 });
+
+describe('StdioChild sending', () => {
+  it('delivers messages sent in one turn in order, and those sent right before stop() before stdin closes', async () => {
+    // The server answers every line with its id, then reports end of input.
+    const script = `
+      let rest = '';
+      process.stdin.setEncoding('utf8');
+      process.stdin.on('data', (chunk) => {
+        const lines = (rest + chunk).split('\\n');
+        rest = lines.pop();
+        for (const line of lines) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(line).id, result: {} }) + '\\n');
+      });
+      process.stdin.on('end', () => process.stdout.write('{"jsonrpc":"2.0","method":"end"}\\n'));
+      process.on('SIGTERM', () => undefined);
+    `;
+    const received: (string | number | null | undefined)[] = [];
+    let answered: () => void = () => undefined;
+    const allAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const child = new StdioChild(
+      { command: process.execPath, args: ['-e', script], env: {} },
+      {
+        onMessage: (message) => {
+          received.push(message.id ?? message.method);
+          if (received.length === 10) answered();
+        },
+        onExit: () => undefined,
+      },
+    );
+    for (let id = 1; id <= 5; id++) child.send({ jsonrpc: '2.0', id, method: 'ping' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let id = 6; id <= 9; id++) child.send({ jsonrpc: '2.0', id, method: 'ping' });
+    const stopped = child.stop(5000);
+    await allAnswered;
+    expect(received).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 'end']);
+    await stopped;
+  });
+});

@@ -20,6 +20,12 @@ export class StdioChild {
   readonly #proc: ChildProcess;
   /** The pieces of a line still waiting for its newline; only new chunks are searched, so a big message costs linear time. */
   #partial: string[] = [];
+  /**
+   * Lines waiting for the next check phase of the event loop: the requests of many clients that arrive
+   * in one turn reach the server in one write, instead of one system call (and one wake-up of the
+   * server) each.
+   */
+  #queued: string[] = [];
   #exited = false;
   readonly #exitPromise: Promise<void>;
 
@@ -87,11 +93,20 @@ export class StdioChild {
 
   send(message: JsonRpcMessage): void {
     if (this.#exited) return;
-    this.#proc.stdin?.write(`${JSON.stringify(message)}\n`);
+    if (this.#queued.length === 0) setImmediate(this.#flush);
+    this.#queued.push(`${JSON.stringify(message)}\n`);
   }
+
+  readonly #flush = (): void => {
+    const lines = this.#queued;
+    if (lines.length === 0 || this.#exited) return;
+    this.#queued = [];
+    this.#proc.stdin?.write(lines.length === 1 ? (lines[0] as string) : lines.join(''));
+  };
 
   async stop(graceMs = 2000): Promise<void> {
     if (this.#exited) return;
+    this.#flush();
     this.#proc.stdin?.end();
     this.#proc.kill('SIGTERM');
     const timer = setTimeout(() => this.#proc.kill('SIGKILL'), graceMs);
