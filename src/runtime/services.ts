@@ -1,6 +1,8 @@
 import { homedir } from 'node:os';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../core/clock.js';
+import { createArtifactServices, type ArtifactServices } from './artifacts/service.js';
+import { PLUGINS, SKILLS } from './artifacts/kinds.js';
 import { createClientService, type ClientService } from './clients/service.js';
 import { runningWorkload, withClientSync } from './clients/workload-sync.js';
 import { withEnterpriseRegistry, withEnterpriseRegistrySettings, withEnterpriseWorkloads } from './enterprise/enforce.js';
@@ -43,6 +45,8 @@ export interface RuntimeServices {
   clients: ClientService;
   secrets: SecretsService;
   enterprise: EnterpriseService;
+  skills: ArtifactServices;
+  plugins: ArtifactServices;
 }
 
 /**
@@ -89,5 +93,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
   });
   const synced = withClientSync({ workloads, groups }, clients, logger);
   const upgrades = createUpgradeService({ workloads: synced.workloads, registry, packages, secrets });
-  return { store, ...synced, registry, upgrades, clients, secrets: secretsService, enterprise };
+  const skills = createArtifactServices(SKILLS, { paths });
+  const plugins = createArtifactServices(PLUGINS, { paths });
+  return { store, ...synced, registry, upgrades, clients, secrets: secretsService, enterprise, skills, plugins };
 }
