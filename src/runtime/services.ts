@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../core/clock.js';
 import { createArtifactServices, type ArtifactServices } from './artifacts/service.js';
 import { PLUGINS, SKILLS } from './artifacts/kinds.js';
+import { clientDirs } from './clients/catalog.js';
 import { createClientService, type ClientService } from './clients/service.js';
 import { runningWorkload, withClientSync } from './clients/workload-sync.js';
 import { withEnterpriseRegistry, withEnterpriseRegistrySettings, withEnterpriseWorkloads } from './enterprise/enforce.js';
@@ -93,7 +94,15 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
   });
   const synced = withClientSync({ workloads, groups }, clients, logger);
   const upgrades = createUpgradeService({ workloads: synced.workloads, registry, packages, secrets });
-  const skills = createArtifactServices(SKILLS, { paths });
-  const plugins = createArtifactServices(PLUGINS, { paths });
+  const artifactOptions = {
+    paths,
+    env,
+    dirs: clientDirs({ home: options.home ?? homedir(), platform: process.platform, xdgConfigHome: env.XDG_CONFIG_HOME }),
+    groups: groupStore,
+    installedClients: async () => (await clients.discover()).filter((client) => client.installed).map((client) => client.client_type),
+    clock,
+  };
+  const skills = createArtifactServices(SKILLS, artifactOptions);
+  const plugins = createArtifactServices(PLUGINS, artifactOptions);
   return { store, ...synced, registry, upgrades, clients, secrets: secretsService, enterprise, skills, plugins };
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ProvenanceSchema, Scope } from './store.js';
 
 export const AbsolutePath = Type.String({ minLength: 1, description: 'an absolute path to a folder on this machine' });
 export const ValidateBody = Type.Object({ path: AbsolutePath }, { additionalProperties: false });
@@ -13,3 +14,55 @@ export const BuildList = Type.Object({ builds: Type.Array(BuildSummary) });
 export const TagParam = Type.Object({ tag: Type.String({ minLength: 1 }) });
 
 export type ValidationResult = Static<typeof ValidationResult>;
+
+const NullableProvenance = Type.Union([ProvenanceSchema, Type.Null()], { description: 'who signed it; null when unsigned' });
+
+export const SkillMetadata = Type.Object({ author: Type.String(), description: Type.String(), name: Type.String(), tags: Type.Array(Type.String()), version: Type.String() });
+export const InstalledSkill = Type.Object({
+  clients: Type.Array(Type.String()),
+  dependencies: Type.Array(Type.Object({ digest: Type.String(), name: Type.String(), reference: Type.String() })),
+  digest: Type.String({ description: 'the pin: a manifest digest or a commit' }),
+  installed_at: Type.String(),
+  managed: Type.Boolean({ description: 'project scope with an entry in the project lock file' }),
+  metadata: SkillMetadata,
+  project_root: Type.String(),
+  reference: Type.String({ description: 'the resolved reference' }),
+  scope: Scope,
+  status: Type.Union([Type.Literal('pending'), Type.Literal('installed'), Type.Literal('failed')]),
+  tag: Type.String({ description: 'the OCI tag alone, or empty' }),
+});
+export type InstalledSkill = Static<typeof InstalledSkill>;
+export const SkillDetails = Type.Object({ installed_skill: InstalledSkill, metadata: SkillMetadata, provenance: NullableProvenance, unsigned: Type.Boolean() });
+export const SkillInstallResponse = Type.Object({ skill: InstalledSkill, provenance: NullableProvenance, unsigned: Type.Boolean() });
+export const SkillList = Type.Object({ skills: Type.Array(InstalledSkill) });
+export const SkillContent = Type.Object({
+  body: Type.String({ description: 'the whole SKILL.md' }),
+  description: Type.String(),
+  files: Type.Array(Type.Object({ path: Type.String(), size: Type.Integer() })),
+  license: Type.String(),
+  name: Type.String(),
+  version: Type.String(),
+});
+
+export const InstallBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, description: 'the reference: git://host/path[@ref][#subdir] or a local build tag' }),
+    version: Type.Optional(Type.String()),
+    scope: Type.Optional(Scope),
+    project_root: Type.Optional(Type.String()),
+    clients: Type.Optional(Type.Array(Type.String(), { description: 'omitted: the supporting clients installed here; ["all"]: every supporting client' })),
+    force: Type.Optional(Type.Boolean({ description: 'replace a folder toolyard did not install' })),
+    group: Type.Optional(Type.String()),
+    allow_unsigned: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export const ScopeQuerystring = Type.Object({ scope: Type.Optional(Scope), project_root: Type.Optional(Type.String()) });
+export const ListQuerystring = Type.Object({
+  scope: Type.Optional(Scope),
+  client: Type.Optional(Type.String()),
+  project_root: Type.Optional(Type.String()),
+  group: Type.Optional(Type.String()),
+});
+export const ContentQuerystring = Type.Object({ ref: Type.String({ minLength: 1, description: 'a git:// reference or a local build tag' }) });
+export const NameParam = Type.Object({ name: Type.String({ minLength: 1 }) });

@@ -1,20 +1,49 @@
 import { join } from 'node:path';
+import type { Clock } from '../../core/clock.js';
+import type { ClientDirs, ClientType } from '../clients/catalog.js';
 import type { RuntimePaths } from '../paths.js';
+import type { GroupStore } from '../workloads/groups.js';
 import { createBuildService, type BuildService } from './builds.js';
+import { createInstallService, type InstallService } from './installs.js';
 import type { KindSpec } from './kinds.js';
 import { createLayoutStore } from './layout.js';
+import { skillPlacement } from './placement.js';
+import { gitResolver } from './references/git.js';
+import { localBuildResolver } from './references/local-build.js';
+import { chainResolvers } from './references/resolver.js';
+import { createRecordStore } from './store.js';
 
 /** Everything the API and the CLI do with one kind of artifact. */
 export interface ArtifactServices {
   spec: KindSpec;
   builds: BuildService;
+  /** Installs into clients' folders; plugins do not have it yet. */
+  installs?: InstallService;
 }
 
 export interface ArtifactServiceOptions {
   paths: RuntimePaths;
+  env: Record<string, string | undefined>;
+  dirs: ClientDirs;
+  groups: GroupStore;
+  installedClients: () => Promise<ClientType[]>;
+  clock: Clock;
 }
 
 export function createArtifactServices(spec: KindSpec, options: ArtifactServiceOptions): ArtifactServices {
   const layout = createLayoutStore(join(options.paths.data, 'oci'));
-  return { spec, builds: createBuildService({ spec, layout }) };
+  const builds = createBuildService({ spec, layout });
+  if (spec.kind !== 'skills') return { spec, builds };
+  const installs = createInstallService({
+    spec,
+    records: createRecordStore(options.paths, spec.kind),
+    // the order of clarification point 3; OCI registries and catalog names come later in the chain
+    resolver: chainResolvers([gitResolver({ env: options.env }), localBuildResolver(builds)]),
+    placement: skillPlacement(options.dirs),
+    installedClients: options.installedClients,
+    groups: options.groups,
+    scratchRoot: join(options.paths.cache, 'artifacts'),
+    clock: options.clock,
+  });
+  return { spec, builds, installs };
 }

@@ -5,6 +5,7 @@ import { createHttpApp, type HttpApp } from '../../core/http/app.js';
 import { registerGroupRoutes } from '../workloads/group-routes.js';
 import { API_PREFIX, registerWorkloadRoutes } from '../workloads/routes.js';
 import { registerArtifactRoutes } from '../artifacts/routes.js';
+import { registerSkillRoutes } from '../skills/routes.js';
 import { registerClientRoutes } from '../clients/routes.js';
 import { registerEnterpriseRoutes } from '../enterprise/routes.js';
 import { registerRegistryRoutes } from '../registry/routes.js';
@@ -60,6 +61,7 @@ export async function createRuntimeHttpApp(options: RuntimeHttpOptions): Promise
   registerEnterpriseRoutes(app, services);
   registerArtifactRoutes(app, services.skills);
   registerArtifactRoutes(app, services.plugins);
+  if (services.skills.installs) registerSkillRoutes(app, services.skills.installs);
   await app.ready();
   return app;
 }
