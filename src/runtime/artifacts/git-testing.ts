@@ -22,11 +22,13 @@ export async function commitTree(dir: string, files: Record<string, string>, mes
 /** `git daemon` serving every repository under `base` on a loopback port, as git:// references reach it. */
 export interface GitDaemon {
   host: string;
+  port: number;
   stop: () => Promise<void>;
 }
 
-export async function startGitDaemon(base: string): Promise<GitDaemon> {
-  const port = await freePort();
+/** `port`: serve again where a stopped daemon served, so references to it still reach it. */
+export async function startGitDaemon(base: string, port?: number): Promise<GitDaemon> {
+  port ??= await freePort();
   const child: ChildProcess = spawn('git', ['daemon', '--export-all', `--base-path=${base}`, '--listen=127.0.0.1', `--port=${port}`, '--reuseaddr', base], { env: GIT_ENV, stdio: 'ignore' });
   for (let attempt = 0; attempt < 100; attempt++) {
     const up = await new Promise<boolean>((resolve) => {
@@ -40,6 +42,7 @@ export async function startGitDaemon(base: string): Promise<GitDaemon> {
   }
   return {
     host: `127.0.0.1:${port}`,
+    port,
     stop: async () => {
       child.kill();
       await new Promise((resolve) => child.once('exit', resolve));

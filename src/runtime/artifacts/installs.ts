@@ -7,6 +7,7 @@ import type { GroupStore } from '../workloads/groups.js';
 import { contentDigest } from './digest.js';
 import { snapshotFolder } from './folder.js';
 import type { KindSpec } from './kinds.js';
+import { readLock, toLockEntry, writeLock } from './lock.js';
 import { exists, placeFolders, removeFolders, RollbackFailedError } from './place.js';
 import type { Placement } from './placement.js';
 import type { ChainResolver, Fetched } from './references/resolver.js';
@@ -20,6 +21,8 @@ export interface InstallRequest extends ScopeQuery {
   force?: boolean | undefined;
   group?: string | undefined;
   allow_unsigned?: boolean | undefined;
+  /** The reference as first asked, when `name` is its pin (a sync reinstalling a lock entry). */
+  source?: string | undefined;
 }
 
 export interface ListFilter {
@@ -45,6 +48,8 @@ export interface InstallService {
   list: (filter: ListFilter) => Promise<InstallRecord[]>;
   get: (name: string, query: ScopeQuery) => Promise<InstallRecord>;
   uninstall: (name: string, query: ScopeQuery) => Promise<void>;
+  /** Every folder the record's clients read it from. */
+  foldersOf: (record: InstallRecord) => string[];
 }
 
 export interface InstallServiceOptions {
@@ -105,6 +110,13 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
     });
   };
 
+  /** Adds (or with `add` false removes) the record's entry in the project's lock file. */
+  const lockEntry = async (projectRoot: string, record: InstallRecord, add = true): Promise<void> => {
+    const lock = await readLock(projectRoot);
+    const others = lock.entries(spec.kind).filter((entry) => entry.name !== record.name);
+    await writeLock(lock, spec.kind, add ? [...others, toLockEntry(record)] : others);
+  };
+
   const foldersOf = (record: InstallRecord): string[] => [
     ...new Set(placement.folders(record.name, record.clients as ClientType[], { scope: record.scope, projectRoot: record.project_root }).values()),
   ];
@@ -123,6 +135,8 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
     install: async (request) => {
       const { scope, projectRoot } = await checkScope(request);
       const clients = await selectClients(request.clients);
+      // a lock file that cannot be updated is refused before any file is written
+      if (scope === 'project') await readLock(projectRoot);
       if (request.group !== undefined && !(await groups.exists(request.group))) throw new NotFoundError(`group ${request.group} not found`);
       const record = await withFetched(request.name, async (fetched) => {
         const snapshot = await snapshotFolder(fetched.dir, basename(fetched.dir));
@@ -139,7 +153,7 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
           scope,
           project_root: projectRoot,
           clients,
-          source: request.name,
+          source: request.source ?? request.name,
           reference: fetched.reference,
           digest: fetched.digest,
           tag: fetched.tag,
@@ -147,6 +161,7 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
           installed_at: clock.now().toISOString(),
           status: 'installed',
           group: request.group ?? '',
+          managed: scope === 'project',
           metadata: { author: identity.author, description: identity.description, license: identity.license, name: identity.name, version: identity.version, tags: identity.tags },
           components: {},
           provenance: fetched.provenance,
@@ -169,6 +184,7 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
           }
           // folders of clients the new install no longer targets go, so the record stays the whole truth
           await removeFolders([...ours].filter((folder) => !targets.includes(folder)));
+          if (scope === 'project') await lockEntry(projectRoot, installed);
           await records.write([...others, installed]);
           return installed;
         });
@@ -188,10 +204,12 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
     },
 
     get: find,
+    foldersOf,
 
     uninstall: async (name, query) => {
       const record = await find(name, query);
       await records.withLock(async () => {
+        if (record.scope === 'project') await lockEntry(record.project_root, record, false);
         await removeFolders(foldersOf(record));
         await records.write((await records.list()).filter((item) => !sameTarget(item, record.name, record.scope, record.project_root)));
       });

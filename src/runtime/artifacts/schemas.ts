@@ -66,3 +66,24 @@ export const ListQuerystring = Type.Object({
 });
 export const ContentQuerystring = Type.Object({ ref: Type.String({ minLength: 1, description: 'a git:// reference or a local build tag' }) });
 export const NameParam = Type.Object({ name: Type.String({ minLength: 1 }) });
+
+export const SyncBody = Type.Object(
+  {
+    project_root: Type.String({ minLength: 1 }),
+    clients: Type.Optional(Type.Array(Type.String(), { description: "targets of reinstalls; default each entry's clients" })),
+    prune: Type.Optional(Type.Boolean({ description: 'uninstall what was removed from the lock file' })),
+    check: Type.Optional(Type.Boolean({ description: 'report only; write nothing' })),
+    adopt: Type.Optional(Type.Boolean({ description: 'write lock entries for installs the lock file never had' })),
+  },
+  { additionalProperties: false },
+);
+export const SyncResult = Type.Object({
+  already_current: Type.Array(Type.String()),
+  drifted: Type.Array(Type.String()),
+  failed: Type.Array(Type.Object({ error: Type.String(), name: Type.String(), reason: Type.String() })),
+  installed: Type.Array(Type.String()),
+  missing: Type.Array(Type.String()),
+  never_managed: Type.Array(Type.String()),
+  pruned: Type.Array(Type.String()),
+  removed_from_lock: Type.Array(Type.String()),
+});

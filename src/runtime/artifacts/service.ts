@@ -12,6 +12,7 @@ import { gitResolver } from './references/git.js';
 import { localBuildResolver } from './references/local-build.js';
 import { chainResolvers } from './references/resolver.js';
 import { createRecordStore } from './store.js';
+import { createSyncService, type SyncService } from './sync.js';
 
 /** Everything the API and the CLI do with one kind of artifact. */
 export interface ArtifactServices {
@@ -19,6 +20,7 @@ export interface ArtifactServices {
   builds: BuildService;
   /** Installs into clients' folders; plugins do not have it yet. */
   installs?: InstallService;
+  sync?: SyncService;
 }
 
 export interface ArtifactServiceOptions {
@@ -34,9 +36,10 @@ export function createArtifactServices(spec: KindSpec, options: ArtifactServiceO
   const layout = createLayoutStore(join(options.paths.data, 'oci'));
   const builds = createBuildService({ spec, layout });
   if (spec.kind !== 'skills') return { spec, builds };
+  const records = createRecordStore(options.paths, spec.kind);
   const installs = createInstallService({
     spec,
-    records: createRecordStore(options.paths, spec.kind),
+    records,
     // the order of clarification point 3; OCI registries and catalog names come later in the chain
     resolver: chainResolvers([gitResolver({ env: options.env }), localBuildResolver(builds)]),
     placement: skillPlacement(options.dirs),
@@ -45,5 +48,5 @@ export function createArtifactServices(spec: KindSpec, options: ArtifactServiceO
     scratchRoot: join(options.paths.cache, 'artifacts'),
     clock: options.clock,
   });
-  return { spec, builds, installs };
+  return { spec, builds, installs, sync: createSyncService({ spec, records, installs }) };
 }

@@ -42,6 +42,8 @@ export const InstallRecord = Type.Object({
   installed_at: Type.String(),
   status: Type.Union([Type.Literal('pending'), Type.Literal('installed'), Type.Literal('failed')]),
   group: Type.String(),
+  /** Project scope with an entry in the lock file; stays true when the entry is later removed by hand, so sync can tell. */
+  managed: Type.Boolean(),
   metadata: RecordMetadata,
   components: Type.Record(Type.String(), Type.Integer()),
   provenance: Type.Union([ProvenanceSchema, Type.Null()]),

@@ -1,15 +1,15 @@
 import type { InstalledSkill } from './schemas.js';
 import type { InstallRecord } from './store.js';
 
-/** A record as the API shows an installed skill; `managed` comes from the project's lock file. */
-export function skillView(record: InstallRecord, managed: boolean): InstalledSkill {
+/** A record as the API shows an installed skill. */
+export function skillView(record: InstallRecord): InstalledSkill {
   const { author, description, name, tags, version } = record.metadata;
   return {
     clients: record.clients,
     dependencies: [],
     digest: record.digest,
     installed_at: record.installed_at,
-    managed,
+    managed: record.managed,
     metadata: { author, description, name, tags, version },
     project_root: record.project_root,
     reference: record.reference,

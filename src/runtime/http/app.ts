@@ -61,7 +61,8 @@ export async function createRuntimeHttpApp(options: RuntimeHttpOptions): Promise
   registerEnterpriseRoutes(app, services);
   registerArtifactRoutes(app, services.skills);
   registerArtifactRoutes(app, services.plugins);
-  if (services.skills.installs) registerSkillRoutes(app, services.skills.installs);
+  const { installs, sync } = services.skills;
+  if (installs && sync) registerSkillRoutes(app, { installs, sync });
   await app.ready();
   return app;
 }
