@@ -48,6 +48,8 @@ export interface InstallService {
   list: (filter: ListFilter) => Promise<InstallRecord[]>;
   get: (name: string, query: ScopeQuery) => Promise<InstallRecord>;
   uninstall: (name: string, query: ScopeQuery) => Promise<void>;
+  /** A managed install whose lock entry records neither a signer nor `unsigned`: nothing says what to trust. */
+  trustUnrecorded: (record: InstallRecord) => Promise<boolean>;
   /** Every folder the record's clients read it from. */
   foldersOf: (record: InstallRecord) => string[];
 }
@@ -163,7 +165,7 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
           group: request.group ?? '',
           managed: scope === 'project',
           metadata: { author: identity.author, description: identity.description, license: identity.license, name: identity.name, version: identity.version, tags: identity.tags },
-          components: {},
+          components: spec.components(snapshot),
           provenance: fetched.provenance,
           unsigned: fetched.unsigned,
         };
@@ -182,8 +184,11 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
             await records.write(error instanceof RollbackFailedError ? [...others, { ...installed, status: 'failed' }] : all);
             throw error;
           }
-          // folders of clients the new install no longer targets go, so the record stays the whole truth
+          // clients the new install no longer targets lose it, so the record stays the whole truth
+          const dropped = previous?.clients.filter((client) => !clients.includes(client as ClientType)) ?? [];
+          if (previous !== undefined && dropped.length > 0) await placement.unregister?.({ ...previous, clients: dropped });
           await removeFolders([...ours].filter((folder) => !targets.includes(folder)));
+          await placement.register?.(installed);
           if (scope === 'project') await lockEntry(projectRoot, installed);
           await records.write([...others, installed]);
           return installed;
@@ -205,11 +210,17 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
 
     get: find,
     foldersOf,
+    trustUnrecorded: async (record) => {
+      if (!record.managed || record.scope !== 'project') return false;
+      const entry = (await readLock(record.project_root)).entries(spec.kind).find((item) => item.name === record.name);
+      return entry !== undefined && entry.provenance === undefined && entry.unsigned === undefined;
+    },
 
     uninstall: async (name, query) => {
       const record = await find(name, query);
       await records.withLock(async () => {
         if (record.scope === 'project') await lockEntry(record.project_root, record, false);
+        await placement.unregister?.(record);
         await removeFolders(foldersOf(record));
         await records.write((await records.list()).filter((item) => !sameTarget(item, record.name, record.scope, record.project_root)));
       });

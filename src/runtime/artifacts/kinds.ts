@@ -1,3 +1,4 @@
+import { pluginComponents } from '../plugins/components.js';
 import { validatePlugin, parseManifest, MANIFEST_FILE } from '../plugins/validate.js';
 import { isStringMap, parseFrontMatter, SKILL_FILE, validateSkill, type Validation } from '../skills/validate.js';
 import type { FolderSnapshot } from './folder.js';
@@ -25,6 +26,8 @@ export interface KindSpec {
   validate: (snapshot: FolderSnapshot) => Validation;
   /** The identity read from the defining file; call after `validate` found no blocking error. */
   identify: (snapshot: FolderSnapshot) => Identity;
+  /** What the artifact holds, by component kind (plugins); empty for skills. */
+  components: (snapshot: FolderSnapshot) => Record<string, number>;
 }
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -41,6 +44,7 @@ export const SKILLS: KindSpec = {
   artifactType: 'dev.toolyard.skills.v1',
   definingFile: SKILL_FILE,
   validate: validateSkill,
+  components: () => ({}),
   identify: (snapshot) => {
     const parsed = parseFrontMatter(snapshot.text(SKILL_FILE) ?? '');
     const front = 'frontMatter' in parsed ? parsed.frontMatter : {};
@@ -63,6 +67,7 @@ export const PLUGINS: KindSpec = {
   artifactType: 'dev.toolyard.plugins.v1',
   definingFile: MANIFEST_FILE,
   validate: validatePlugin,
+  components: pluginComponents,
   identify: (snapshot) => {
     const parsed = parseManifest(snapshot.text(MANIFEST_FILE));
     const manifest = 'manifest' in parsed ? parsed.manifest : {};

@@ -15,12 +15,13 @@ export const TagParam = Type.Object({ tag: Type.String({ minLength: 1 }) });
 
 export type ValidationResult = Static<typeof ValidationResult>;
 
-const NullableProvenance = Type.Union([ProvenanceSchema, Type.Null()], { description: 'who signed it; null when unsigned' });
+export const NullableProvenance = Type.Union([ProvenanceSchema, Type.Null()], { description: 'who signed it; null when unsigned' });
 
+export const Dependency = Type.Object({ digest: Type.String(), name: Type.String(), reference: Type.String() });
 export const SkillMetadata = Type.Object({ author: Type.String(), description: Type.String(), name: Type.String(), tags: Type.Array(Type.String()), version: Type.String() });
 export const InstalledSkill = Type.Object({
   clients: Type.Array(Type.String()),
-  dependencies: Type.Array(Type.Object({ digest: Type.String(), name: Type.String(), reference: Type.String() })),
+  dependencies: Type.Array(Dependency),
   digest: Type.String({ description: 'the pin: a manifest digest or a commit' }),
   installed_at: Type.String(),
   managed: Type.Boolean({ description: 'project scope with an entry in the project lock file' }),
@@ -44,19 +45,17 @@ export const SkillContent = Type.Object({
   version: Type.String(),
 });
 
-export const InstallBody = Type.Object(
-  {
-    name: Type.String({ minLength: 1, description: 'the reference: git://host/path[@ref][#subdir] or a local build tag' }),
-    version: Type.Optional(Type.String()),
-    scope: Type.Optional(Scope),
-    project_root: Type.Optional(Type.String()),
-    clients: Type.Optional(Type.Array(Type.String(), { description: 'omitted: the supporting clients installed here; ["all"]: every supporting client' })),
-    force: Type.Optional(Type.Boolean({ description: 'replace a folder toolyard did not install' })),
-    group: Type.Optional(Type.String()),
-    allow_unsigned: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
+export const InstallFields = {
+  name: Type.String({ minLength: 1, description: 'the reference: git://host/path[@ref][#subdir] or a local build tag' }),
+  version: Type.Optional(Type.String()),
+  scope: Type.Optional(Scope),
+  project_root: Type.Optional(Type.String()),
+  clients: Type.Optional(Type.Array(Type.String(), { description: 'omitted: the supporting clients installed here; ["all"]: every supporting client' })),
+  force: Type.Optional(Type.Boolean({ description: 'replace a folder toolyard did not install' })),
+  group: Type.Optional(Type.String()),
+  allow_unsigned: Type.Optional(Type.Boolean()),
+};
+export const InstallBody = Type.Object(InstallFields, { additionalProperties: false });
 export const ScopeQuerystring = Type.Object({ scope: Type.Optional(Scope), project_root: Type.Optional(Type.String()) });
 export const ListQuerystring = Type.Object({
   scope: Type.Optional(Scope),
@@ -87,3 +86,42 @@ export const SyncResult = Type.Object({
   pruned: Type.Array(Type.String()),
   removed_from_lock: Type.Array(Type.String()),
 });
+
+export const PluginMetadata = Type.Object({
+  author: Type.String(),
+  description: Type.String(),
+  keywords: Type.Array(Type.String()),
+  license: Type.String(),
+  name: Type.String(),
+  version: Type.String(),
+});
+export const InstalledPlugin = Type.Object({
+  ...Type.Omit(InstalledSkill, ['metadata']).properties,
+  components: Type.Record(Type.String(), Type.Integer(), { description: 'command and agent .md files, skill folders, hook events, servers' }),
+  metadata: PluginMetadata,
+  signature: Type.String({ description: 'the signer identity, or empty' }),
+});
+export type InstalledPlugin = Static<typeof InstalledPlugin>;
+export const PluginDetails = Type.Object({
+  installed_plugin: InstalledPlugin,
+  metadata: PluginMetadata,
+  project_scope_degraded_clients: Type.Array(Type.String()),
+  provenance: NullableProvenance,
+  trust_unrecorded: Type.Boolean({ description: 'managed, and its lock entry records neither provenance nor unsigned' }),
+  unmaterialized_components: Type.Record(Type.String(), Type.Array(Type.String()), { description: 'per client, the components it cannot load' }),
+  unsigned: Type.Boolean(),
+});
+export const PluginInstallResponse = Type.Object({ plugin: InstalledPlugin, provenance: NullableProvenance, unsigned: Type.Boolean() });
+export const PluginList = Type.Object({ plugins: Type.Array(InstalledPlugin) });
+export const PluginContent = Type.Object({
+  description: Type.String(),
+  files: Type.Array(Type.Object({ path: Type.String(), size: Type.Integer() })),
+  license: Type.String(),
+  manifest: Type.String({ description: 'the raw plugin.json' }),
+  name: Type.String(),
+  version: Type.String(),
+});
+export const PluginInstallBody = Type.Object(
+  { ...InstallFields, marketplace: Type.Optional(Type.String({ description: 'a plugin marketplace to look the name up in' })) },
+  { additionalProperties: false },
+);

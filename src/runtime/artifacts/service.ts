@@ -8,6 +8,7 @@ import { createInstallService, type InstallService } from './installs.js';
 import type { KindSpec } from './kinds.js';
 import { createLayoutStore } from './layout.js';
 import { skillPlacement } from './placement.js';
+import { pluginPlacement } from '../plugins/placement.js';
 import { gitResolver } from './references/git.js';
 import { localBuildResolver } from './references/local-build.js';
 import { chainResolvers } from './references/resolver.js';
@@ -18,9 +19,8 @@ import { createSyncService, type SyncService } from './sync.js';
 export interface ArtifactServices {
   spec: KindSpec;
   builds: BuildService;
-  /** Installs into clients' folders; plugins do not have it yet. */
-  installs?: InstallService;
-  sync?: SyncService;
+  installs: InstallService;
+  sync: SyncService;
 }
 
 export interface ArtifactServiceOptions {
@@ -35,14 +35,13 @@ export interface ArtifactServiceOptions {
 export function createArtifactServices(spec: KindSpec, options: ArtifactServiceOptions): ArtifactServices {
   const layout = createLayoutStore(join(options.paths.data, 'oci'));
   const builds = createBuildService({ spec, layout });
-  if (spec.kind !== 'skills') return { spec, builds };
   const records = createRecordStore(options.paths, spec.kind);
   const installs = createInstallService({
     spec,
     records,
     // the order of clarification point 3; OCI registries and catalog names come later in the chain
     resolver: chainResolvers([gitResolver({ env: options.env }), localBuildResolver(builds)]),
-    placement: skillPlacement(options.dirs),
+    placement: spec.kind === 'skills' ? skillPlacement(options.dirs) : pluginPlacement(options.dirs),
     installedClients: options.installedClients,
     groups: options.groups,
     scratchRoot: join(options.paths.cache, 'artifacts'),

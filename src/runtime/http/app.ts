@@ -5,6 +5,7 @@ import { createHttpApp, type HttpApp } from '../../core/http/app.js';
 import { registerGroupRoutes } from '../workloads/group-routes.js';
 import { API_PREFIX, registerWorkloadRoutes } from '../workloads/routes.js';
 import { registerArtifactRoutes } from '../artifacts/routes.js';
+import { registerPluginRoutes } from '../plugins/routes.js';
 import { registerSkillRoutes } from '../skills/routes.js';
 import { registerClientRoutes } from '../clients/routes.js';
 import { registerEnterpriseRoutes } from '../enterprise/routes.js';
@@ -61,8 +62,8 @@ export async function createRuntimeHttpApp(options: RuntimeHttpOptions): Promise
   registerEnterpriseRoutes(app, services);
   registerArtifactRoutes(app, services.skills);
   registerArtifactRoutes(app, services.plugins);
-  const { installs, sync } = services.skills;
-  if (installs && sync) registerSkillRoutes(app, { installs, sync });
+  registerSkillRoutes(app, services.skills);
+  registerPluginRoutes(app, services.plugins);
   await app.ready();
   return app;
 }
