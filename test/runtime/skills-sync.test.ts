@@ -110,6 +110,23 @@ describe('the local API: the project lock file and sync of skills', () => {
     await expect(readFile(join(second, '.claude/skills/lint-rules/SKILL.md'))).rejects.toThrow('ENOENT');
   });
 
+  it('reports an install the lock file never had, and adopts it when asked', async () => {
+    const adopting = join(work, 'adopting');
+    await mkdir(adopting);
+    await call('POST', '/skills', { name: 'lint-rules:2.0.0', scope: 'project', project_root: adopting, clients: ['kiro'] });
+    // as an install made before the project kept a lock file: recorded, never managed
+    const state = join(runtime.env.XDG_STATE_HOME ?? '', 'toolyard', 'runtime', 'skills.json');
+    const records = JSON.parse(await readFile(state, 'utf8')) as { records: { project_root: string; managed: boolean }[] };
+    for (const record of records.records) if (record.project_root === adopting) record.managed = false;
+    await writeFile(state, JSON.stringify(records));
+    await rm(join(adopting, 'toolyard.lock.yaml'));
+    expect((await sync(adopting)).json()).toEqual({ ...EMPTY, never_managed: ['lint-rules'] });
+    expect((await sync(adopting, { adopt: true })).json()).toEqual({ ...EMPTY, never_managed: ['lint-rules'] });
+    expect((await lockOf(adopting)).skills.map((entry) => [entry.name, entry.clients])).toEqual([['lint-rules', ['kiro']]]);
+    expect((await sync(adopting)).json()).toEqual({ ...EMPTY, already_current: ['lint-rules'] });
+    expect((await call('GET', `/skills/lint-rules?scope=project&project_root=${encodeURIComponent(adopting)}`)).json()).toMatchObject({ installed_skill: { managed: true } });
+  });
+
   it('answers 400 for a bad lock file or project root and 501 for a newer lock format', async () => {
     const bad = join(work, 'bad');
     await mkdir(bad);

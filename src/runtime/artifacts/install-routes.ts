@@ -3,7 +3,8 @@ import type { HttpApp } from '../../core/http/app.js';
 import { ErrorSchema } from '../../core/http/schemas.js';
 import type { ContentPreview, InstallRequest, InstallService } from './installs.js';
 import type { KindSpec } from './kinds.js';
-import { ContentQuerystring, ListQuerystring, NameParam, ScopeQuerystring, SyncBody, SyncResult } from './schemas.js';
+import { ContentQuerystring, ListQuerystring, NameParam, ScopeQuerystring, SyncBody, SyncResult, UpgradeBody, UpgradeResult } from './schemas.js';
+import type { UpgradeService } from './upgrade.js';
 import type { InstallRecord } from './store.js';
 import type { SyncService } from './sync.js';
 
@@ -23,8 +24,8 @@ const NoContent = Type.Null({ description: 'done' });
 const upstream = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema, 429: ErrorSchema, 502: ErrorSchema, 504: ErrorSchema };
 
 /** Content preview, install, list, details, uninstall and sync of one kind (clarification point 1). */
-export function registerInstallRoutes(app: HttpApp, deps: { spec: KindSpec; installs: InstallService; sync: SyncService; views: KindViews }): void {
-  const { spec, installs, sync, views } = deps;
+export function registerInstallRoutes(app: HttpApp, deps: { spec: KindSpec; installs: InstallService; sync: SyncService; upgrades: UpgradeService; views: KindViews }): void {
+  const { spec, installs, sync, upgrades, views } = deps;
   const base = `/api/v1beta/${spec.kind}`;
   const tags = [spec.kind];
   app.get(
@@ -67,6 +68,18 @@ export function registerInstallRoutes(app: HttpApp, deps: { spec: KindSpec; inst
       },
     },
     (request) => sync.sync(request.body),
+  );
+  app.post(
+    `${base}/upgrade`,
+    {
+      schema: {
+        tags,
+        summary: `Move a project's ${spec.kind} to what their sources name now`,
+        body: UpgradeBody,
+        response: { 200: UpgradeResult, 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 501: ErrorSchema },
+      },
+    },
+    (request) => upgrades.upgrade(request.body),
   );
   app.get(
     `${base}/:name`,

@@ -8,6 +8,7 @@ import { contentDigest } from './digest.js';
 import { snapshotFolder } from './folder.js';
 import type { KindSpec } from './kinds.js';
 import { readLock, toLockEntry, writeLock } from './lock.js';
+import { checkTrust } from './trust.js';
 import { exists, placeFolders, removeFolders, RollbackFailedError } from './place.js';
 import type { Placement } from './placement.js';
 import type { ChainResolver, Fetched } from './references/resolver.js';
@@ -44,6 +45,8 @@ export interface ContentPreview {
 
 export interface InstallService {
   content: (reference: string) => Promise<ContentPreview>;
+  /** Resolves a reference to its pin without installing it (what an upgrade would install). */
+  probe: (reference: string) => Promise<Omit<Fetched, 'dir'>>;
   install: (request: InstallRequest) => Promise<InstallRecord>;
   list: (filter: ListFilter) => Promise<InstallRecord[]>;
   get: (name: string, query: ScopeQuery) => Promise<InstallRecord>;
@@ -134,11 +137,14 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
         return { name: identity.name, description: identity.description, license: identity.license, version: identity.version, files, text: await readFile(join(fetched.dir, spec.definingFile), 'utf8') };
       }),
 
+    probe: (reference) =>
+      withFetched(reference, (fetched) => Promise.resolve({ reference: fetched.reference, digest: fetched.digest, tag: fetched.tag, provenance: fetched.provenance, unsigned: fetched.unsigned })),
+
     install: async (request) => {
       const { scope, projectRoot } = await checkScope(request);
       const clients = await selectClients(request.clients);
       // a lock file that cannot be updated is refused before any file is written
-      if (scope === 'project') await readLock(projectRoot);
+      const lock = scope === 'project' ? await readLock(projectRoot) : undefined;
       if (request.group !== undefined && !(await groups.exists(request.group))) throw new NotFoundError(`group ${request.group} not found`);
       const record = await withFetched(request.name, async (fetched) => {
         const snapshot = await snapshotFolder(fetched.dir, basename(fetched.dir));
@@ -148,6 +154,7 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
         if (request.version !== undefined && request.version !== identity.version) {
           throw new InvalidInputError(`${request.name} is ${spec.singular} ${identity.name} version ${identity.version || '(none)'}, not ${request.version}`);
         }
+        checkTrust(identity.name, lock?.entries(spec.kind).find((entry) => entry.name === identity.name), fetched, request.allow_unsigned === true);
         const where = { scope, projectRoot };
         const targets = [...new Set(placement.folders(identity.name, clients, where).values())];
         const installed: InstallRecord = {

@@ -82,10 +82,15 @@ export async function readLock(projectRoot: string, options: { strictVersion?: b
   return { path, document, entries: (kind) => entries.get(kind) ?? [] };
 }
 
-/** Writes the kind's entries (sorted by name, each merged over what the file held), keeping every other key. */
+const KNOWN_KEYS = new Set(['name', 'version', 'source', 'marketplace', 'resolvedReference', 'digest', 'contentDigest', 'clients', 'provenance', 'unsigned']);
+
+/** The keys of an entry this toolyard does not write: another tool's, kept through every rewrite. */
+const unknownKeys = (entry: LockEntry | undefined): Record<string, unknown> => Object.fromEntries(Object.entries(entry ?? {}).filter(([key]) => !KNOWN_KEYS.has(key)));
+
+/** Writes the kind's entries sorted by name, keeping every key of the file this toolyard does not write. */
 export async function writeLock(lock: Lock, kind: Kind, entries: readonly LockEntry[]): Promise<void> {
   const before = new Map(lock.entries(kind).map((entry) => [entry.name, entry]));
-  const merged = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((entry) => ({ ...before.get(entry.name), ...entry }));
+  const merged = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((entry) => ({ ...unknownKeys(before.get(entry.name)), ...entry }));
   const document = { ...lock.document, version: 1, [kind]: merged };
   try {
     await writeFileAtomic(lock.path, stringify(document), 0o644);

@@ -125,3 +125,33 @@ export const PluginInstallBody = Type.Object(
   { ...InstallFields, marketplace: Type.Optional(Type.String({ description: 'a plugin marketplace to look the name up in' })) },
   { additionalProperties: false },
 );
+
+export const UpgradeBody = Type.Object(
+  {
+    project_root: Type.String({ minLength: 1 }),
+    names: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'default: every entry of the lock file' })),
+    preview: Type.Optional(Type.Boolean({ description: 'report what would change; install nothing' })),
+    fail_on_changes: Type.Optional(Type.Boolean({ description: 'as preview, for CI: an available upgrade is reported, nothing installed' })),
+    allow_ref_change: Type.Optional(Type.Boolean({ description: 'allow a source that now resolves to another repository' })),
+    allow_signer_change: Type.Optional(Type.Boolean({ description: 'allow another signer, or unsigned content over a signed entry' })),
+    clients: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false },
+);
+export const UpgradeResult = Type.Object({
+  outcomes: Type.Array(
+    Type.Object({
+      error: Type.String(),
+      name: Type.String(),
+      new_digest: Type.String(),
+      new_resolved_reference: Type.String(),
+      new_signer_identity: Type.String(),
+      old_digest: Type.String(),
+      reason: Type.String(),
+      status: Type.Union(
+        ['not-upgradable', 'up-to-date', 'ref-change-blocked', 'signer-change-blocked', 'upgrade-available', 'upgraded', 'failed'].map((status) => Type.Literal(status)),
+      ),
+      trust_anchor_changed: Type.Boolean(),
+    }),
+  ),
+});

@@ -14,6 +14,7 @@ import { localBuildResolver } from './references/local-build.js';
 import { chainResolvers } from './references/resolver.js';
 import { createRecordStore } from './store.js';
 import { createSyncService, type SyncService } from './sync.js';
+import { createUpgradeService, type UpgradeService } from './upgrade.js';
 
 /** Everything the API and the CLI do with one kind of artifact. */
 export interface ArtifactServices {
@@ -21,6 +22,7 @@ export interface ArtifactServices {
   builds: BuildService;
   installs: InstallService;
   sync: SyncService;
+  upgrades: UpgradeService;
 }
 
 export interface ArtifactServiceOptions {
@@ -47,5 +49,5 @@ export function createArtifactServices(spec: KindSpec, options: ArtifactServiceO
     scratchRoot: join(options.paths.cache, 'artifacts'),
     clock: options.clock,
   });
-  return { spec, builds, installs, sync: createSyncService({ spec, records, installs }) };
+  return { spec, builds, installs, sync: createSyncService({ spec, records, installs }), upgrades: createUpgradeService({ spec, installs }) };
 }

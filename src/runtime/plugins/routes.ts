@@ -6,6 +6,7 @@ import { PLUGINS } from '../artifacts/kinds.js';
 import { InstalledPlugin, PluginContent, PluginDetails, PluginInstallBody, PluginInstallResponse, PluginList } from '../artifacts/schemas.js';
 import type { InstallRecord } from '../artifacts/store.js';
 import type { SyncService } from '../artifacts/sync.js';
+import type { UpgradeService } from '../artifacts/upgrade.js';
 import { unmaterializedComponents } from './components.js';
 
 /** A record as the API shows an installed plugin. */
@@ -29,7 +30,7 @@ export function pluginView(record: InstallRecord): InstalledPlugin {
 }
 
 /** Installed plugins under /api/v1beta/plugins. */
-export function registerPluginRoutes(app: HttpApp, deps: { installs: InstallService; sync: SyncService }): void {
+export function registerPluginRoutes(app: HttpApp, deps: { installs: InstallService; sync: SyncService; upgrades: UpgradeService }): void {
   const views: KindViews = {
     schemas: { installed: InstalledPlugin, installResponse: PluginInstallResponse, list: PluginList, details: PluginDetails, content: PluginContent, installBody: PluginInstallBody },
     installedKey: 'plugin',

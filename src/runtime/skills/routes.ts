@@ -5,6 +5,7 @@ import { SKILLS } from '../artifacts/kinds.js';
 import { InstallBody, InstalledSkill, SkillContent, SkillDetails, SkillInstallResponse, SkillList } from '../artifacts/schemas.js';
 import type { InstallRecord } from '../artifacts/store.js';
 import type { SyncService } from '../artifacts/sync.js';
+import type { UpgradeService } from '../artifacts/upgrade.js';
 
 /** A record as the API shows an installed skill. */
 export function skillView(record: InstallRecord): InstalledSkill {
@@ -36,6 +37,6 @@ const views: KindViews = {
 };
 
 /** Installed skills under /api/v1beta/skills. */
-export function registerSkillRoutes(app: HttpApp, deps: { installs: InstallService; sync: SyncService }): void {
+export function registerSkillRoutes(app: HttpApp, deps: { installs: InstallService; sync: SyncService; upgrades: UpgradeService }): void {
   registerInstallRoutes(app, { spec: SKILLS, ...deps, views });
 }
