@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { ConfigError } from '../core/config/load.js';
+import { registerArtifactCommands } from './artifacts.js';
 import { registerPlatformCommands } from './platform.js';
 import { registerRegistryCommands } from './registry.js';
 import { registerRuntimeCommands } from './runtime.js';
@@ -11,6 +12,7 @@ const program = new Command('toolyard').description('Toolyard: run AI tools in c
 registerRegistryCommands(program);
 registerPlatformCommands(program);
 registerRuntimeCommands(program);
+registerArtifactCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ConfigError) {
