@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSkill } from '../../src/runtime/artifacts/artifacts-testing.js';
-import { commitTree, startGitDaemon, type GitDaemon } from '../../src/runtime/artifacts/git-testing.js';
+import { commitTree, git, startGitDaemon, type GitDaemon } from '../../src/runtime/artifacts/git-testing.js';
 import { testRuntime, type TestRuntime } from './fixtures.js';
 
 const API = '/api/v1beta';
@@ -29,6 +29,7 @@ describe('the local API: installing skills from git and from local builds', () =
     runtime = await testRuntime({ supervisor: 'fake' });
     work = await mkdtemp(join(tmpdir(), 'toolyard-skill-git-'));
     commit = await commitTree(join(work, 'repos', 'skills-repo'), { 'skills/code-review/SKILL.md': SKILL_MD, 'skills/code-review/scripts/run.sh': 'echo ok\n', 'README.md': '# skills\n' });
+    git(join(work, 'repos', 'skills-repo'), 'tag', 'v1.0.0');
     await commitTree(join(work, 'repos', 'skills-repo'), { 'skills/code-review/notes.md': 'later\n' });
     daemon = await startGitDaemon(join(work, 'repos'));
     project = join(work, 'project');
@@ -95,6 +96,12 @@ describe('the local API: installing skills from git and from local builds', () =
     expect(await readFile(join(runtime.home, '.kiro/skills/code-review/notes.md'), 'utf8')).toBe('later\n');
     // clients the new install leaves out lose the folder, so the record is the whole truth
     await expect(readdir(join(runtime.home, '.claude/skills/code-review'))).rejects.toThrow('ENOENT');
+  });
+
+  it('installs from a tag, pinning the commit it names', async () => {
+    const response = await call('POST', '/skills', { name: gitRef('@v1.0.0#skills/code-review'), clients: ['kiro'] });
+    expect(response.json<{ skill: { digest: string; reference: string } }>().skill).toMatchObject({ digest: commit, reference: gitRef(`@${commit}#skills/code-review`) });
+    await expect(readFile(join(runtime.home, '.kiro/skills/code-review/notes.md'))).rejects.toThrow('ENOENT');
   });
 
   it('builds and installs a local build into project folders, and shows its details', async () => {

@@ -106,7 +106,7 @@ export interface TarEntry {
  * clarification point 4 before anything is written: links, devices, `..`, absolute paths, too many
  * files, a file over 100 MiB or 500 MiB in all are refused.
  */
-export function readTar(tar: Buffer): TarEntry[] {
+export function readTar(tar: Buffer, limits: typeof LIMITS = LIMITS): TarEntry[] {
   const entries: TarEntry[] = [];
   let offset = 0;
   let pax = new Map<string, string>();
@@ -119,6 +119,7 @@ export function readTar(tar: Buffer): TarEntry[] {
     if (!Number.isSafeInteger(size) || size < 0) throw new InvalidInputError('the artifact is not a readable tar archive');
     const type = text(block, 156, 1) || '0';
     const data = tar.subarray(offset + BLOCK, offset + BLOCK + size);
+    if (data.length < size) throw new InvalidInputError('the artifact is cut short: a member holds less than its header says');
     offset += BLOCK + size + ((BLOCK - (size % BLOCK)) % BLOCK);
     if (type === 'x') {
       pax = paxRecords(data);
@@ -134,10 +135,10 @@ export function readTar(tar: Buffer): TarEntry[] {
     if (path === '') continue;
     const kind = type === '5' ? 'dir' : 'file';
     if (kind === 'file') {
-      if (size > LIMITS.fileBytes) throw new InvalidInputError(`the artifact's ${path} is over ${LIMITS.fileBytes / MIB} MiB`);
+      if (size > limits.fileBytes) throw new InvalidInputError(`the artifact's ${path} is over ${limits.fileBytes / MIB} MiB`);
       total += size;
-      if (total > LIMITS.totalBytes) throw new InvalidInputError(`the artifact is over ${LIMITS.totalBytes / MIB} MiB in all`);
-      if (++files > LIMITS.files) throw new InvalidInputError(`the artifact holds more than ${LIMITS.files} files`);
+      if (total > limits.totalBytes) throw new InvalidInputError(`the artifact is over ${limits.totalBytes / MIB} MiB in all`);
+      if (++files > limits.files) throw new InvalidInputError(`the artifact holds more than ${limits.files} files`);
     }
     const mode = Number.parseInt(text(block, 100, 8).trim() || '0', 8);
     entries.push({ path, kind, executable: kind === 'file' && (mode & 0o111) !== 0, content: kind === 'file' ? Buffer.from(data) : Buffer.alloc(0) });
