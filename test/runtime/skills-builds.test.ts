@@ -50,6 +50,7 @@ describe('the local API: validating and building skills and plugins', () => {
   });
 
   it('builds a skill into the OCI layout: one manifest, its artifact type, one tar+gzip layer of the folder', async () => {
+    await writeTree(join(work, 'code-review'), { '.git/HEAD': 'ref: refs/heads/main\n' });
     const response = await call('POST', '/skills/build', { path: join(work, 'code-review') });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ reference: 'code-review:1.0.0' });

@@ -43,11 +43,15 @@ export function fileRuleErrors(entries: readonly FileEntry[]): string[] {
 
 export const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
-/** Every entry under `dir`, sorted by the bytes of the path; links are reported, never followed. */
-export async function walkFolder(dir: string): Promise<FileEntry[]> {
+/**
+ * Every entry under `dir`, sorted by the bytes of the path; links are reported, never followed.
+ * `source` leaves out a top-level `.git`: building or validating a checkout means its files, not its history.
+ */
+export async function walkFolder(dir: string, options: { source?: boolean } = {}): Promise<FileEntry[]> {
   const found: FileEntry[] = [];
   const visit = async (relative: string): Promise<void> => {
     for (const name of await readdir(join(dir, relative))) {
+      if (options.source === true && relative === '' && name === '.git') continue;
       const path = relative === '' ? name : `${relative}/${name}`;
       const stats = await lstat(join(dir, path));
       const kind = stats.isSymbolicLink() ? 'link' : stats.isDirectory() ? 'dir' : stats.isFile() ? 'file' : 'other';
@@ -64,7 +68,7 @@ const isDefinedText = (path: string): boolean => path.endsWith('SKILL.md') || pa
 
 /** Walks the folder and reads the text of the files validation looks into (small ones only). */
 export async function snapshotFolder(dir: string, folder: string): Promise<FolderSnapshot> {
-  const entries = await walkFolder(dir);
+  const entries = await walkFolder(dir, { source: true });
   const texts = new Map<string, string>();
   for (const entry of entries) {
     if (entry.kind === 'file' && entry.size <= READ_TEXT_BYTES && isDefinedText(entry.path)) texts.set(entry.path, await readFile(join(dir, entry.path), 'utf8'));

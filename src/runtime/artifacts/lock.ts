@@ -55,7 +55,9 @@ export async function readLock(projectRoot: string, options: { strictVersion?: b
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') throw new InvalidInputError(`${path} is a folder, not a lock file`);
+    if (code !== 'ENOENT') throw error;
   }
   let document: unknown = { version: 1 };
   if (text !== undefined) {

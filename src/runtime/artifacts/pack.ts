@@ -12,7 +12,7 @@ const gunzipAsync = promisify(gunzip);
 /** One tar+gzip layer of the folder, byte for byte the same for the same content (sorted, no times or owners). */
 export async function packFolder(dir: string): Promise<Buffer> {
   const members: TarMember[] = [];
-  for (const entry of await walkFolder(dir)) {
+  for (const entry of await walkFolder(dir, { source: true })) {
     if (entry.kind === 'dir') members.push({ path: entry.path, kind: 'dir', executable: true });
     else if (entry.kind === 'file') members.push({ path: entry.path, kind: 'file', executable: entry.executable, content: await readFile(join(dir, entry.path)) });
   }
