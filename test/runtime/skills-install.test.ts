@@ -149,12 +149,17 @@ describe('the local API: installing skills from git and from local builds', () =
     expect(await readdir(foreign)).toEqual(['SKILL.md', 'scripts']);
     expect((await call('GET', '/groups/writers')).json()).toMatchObject({ skills: ['team-notes'] });
     expect((await call('GET', '/skills?group=writers')).json<{ skills: unknown[] }>().skills).toHaveLength(1);
+    // installed again into another group: it moves
+    expect((await call('POST', '/groups', { name: 'reviewers' })).statusCode).toBe(201);
+    expect((await call('POST', '/skills', { name: 'team-notes', clients: ['cursor'], group: 'reviewers' })).statusCode).toBe(201);
+    expect((await call('GET', '/groups/writers')).json()).toMatchObject({ skills: [] });
+    expect((await call('GET', '/groups/reviewers')).json()).toMatchObject({ skills: ['team-notes'] });
   });
 
   it('uninstalls from every recorded folder and from its group', async () => {
     expect((await call('DELETE', '/skills/team-notes')).statusCode).toBe(204);
     await expect(readdir(join(runtime.home, '.cursor/skills/team-notes'))).rejects.toThrow('ENOENT');
-    expect((await call('GET', '/groups/writers')).json()).toMatchObject({ skills: [] });
+    expect((await call('GET', '/groups/reviewers')).json()).toMatchObject({ skills: [] });
     expect((await call('DELETE', `/skills/lint-rules?scope=project&project_root=${encodeURIComponent(project)}`)).statusCode).toBe(204);
     for (const folder of PROJECT_FOLDERS) await expect(readdir(join(project, folder, 'lint-rules'))).rejects.toThrow('ENOENT');
     const again = await call('DELETE', '/skills/team-notes');

@@ -7,7 +7,7 @@ import type { GroupStore } from '../workloads/groups.js';
 import { contentDigest } from './digest.js';
 import { snapshotFolder } from './folder.js';
 import type { KindSpec } from './kinds.js';
-import { readLock, toLockEntry, writeLock } from './lock.js';
+import { readLock, toLockEntry, updateLock } from './lock.js';
 import { checkTrust } from './trust.js';
 import { exists, placeFolders, removeFolders, RollbackFailedError } from './place.js';
 import type { Placement } from './placement.js';
@@ -116,11 +116,11 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
   };
 
   /** Adds (or with `add` false removes) the record's entry in the project's lock file. */
-  const lockEntry = async (projectRoot: string, record: InstallRecord, add = true): Promise<void> => {
-    const lock = await readLock(projectRoot);
-    const others = lock.entries(spec.kind).filter((entry) => entry.name !== record.name);
-    await writeLock(lock, spec.kind, add ? [...others, toLockEntry(record)] : others);
-  };
+  const lockEntry = (projectRoot: string, record: InstallRecord, add = true): Promise<void> =>
+    updateLock(projectRoot, spec.kind, (entries) => {
+      const others = entries.filter((entry) => entry.name !== record.name);
+      return add ? [...others, toLockEntry(record)] : others;
+    });
 
   const foldersOf = (record: InstallRecord): string[] => [
     ...new Set(placement.folders(record.name, record.clients as ClientType[], { scope: record.scope, projectRoot: record.project_root }).values()),
@@ -146,7 +146,7 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
       // a lock file that cannot be updated is refused before any file is written
       const lock = scope === 'project' ? await readLock(projectRoot) : undefined;
       if (request.group !== undefined && !(await groups.exists(request.group))) throw new NotFoundError(`group ${request.group} not found`);
-      const record = await withFetched(request.name, async (fetched) => {
+      const placed = await withFetched(request.name, async (fetched) => {
         const snapshot = await snapshotFolder(fetched.dir, basename(fetched.dir));
         const blocking = spec.validate(snapshot).blocking;
         if (blocking.length > 0) throw new InvalidInputError(`${request.name} is not a usable ${spec.singular}: ${blocking.join('; ')}`);
@@ -198,9 +198,11 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
           await placement.register?.(installed);
           if (scope === 'project') await lockEntry(projectRoot, installed);
           await records.write([...others, installed]);
-          return installed;
+          return { installed, previousGroup: previous?.group ?? '' };
         });
       });
+      const { installed: record, previousGroup } = placed;
+      if (previousGroup !== '' && previousGroup !== record.group) await changeGroup(previousGroup, record.name, false);
       if (record.group !== '') await changeGroup(record.group, record.name, true);
       return record;
     },

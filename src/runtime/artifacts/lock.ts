@@ -2,7 +2,7 @@ import { access, constants, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { ForbiddenError, InvalidInputError, NotImplementedError } from '../../core/errors.js';
-import { writeFileAtomic } from '../state/files.js';
+import { withFileLock, writeFileAtomic } from '../state/files.js';
 import type { Kind } from './kinds.js';
 import type { InstallRecord } from './store.js';
 
@@ -101,6 +101,17 @@ export async function writeLock(lock: Lock, kind: Kind, entries: readonly LockEn
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') throw new ForbiddenError(`${lock.path} cannot be written: ${code}`);
     throw error;
   }
+}
+
+/**
+ * Reads the lock file and writes the kind's entries `change` returns, holding a lock on the file:
+ * skills and plugins share it, and the API and the CLI may both be writing.
+ */
+export function updateLock(projectRoot: string, kind: Kind, change: (entries: LockEntry[]) => LockEntry[]): Promise<void> {
+  return withFileLock(join(projectRoot, LOCK_FILE), async () => {
+    const lock = await readLock(projectRoot);
+    await writeLock(lock, kind, change(lock.entries(kind)));
+  });
 }
 
 /** Whether the lock file (or, when absent, its folder) can be written: sync refuses up front with 403 otherwise. */

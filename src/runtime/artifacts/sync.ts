@@ -3,7 +3,7 @@ import { checkScope } from './scope.js';
 import { contentDigest } from './digest.js';
 import type { InstallService } from './installs.js';
 import type { KindSpec } from './kinds.js';
-import { checkLockWritable, readLock, toLockEntry, writeLock, type LockEntry } from './lock.js';
+import { checkLockWritable, readLock, toLockEntry, updateLock, type LockEntry } from './lock.js';
 import { exists } from './place.js';
 import type { InstallRecord, RecordStore } from './store.js';
 
@@ -112,8 +112,7 @@ export function createSyncService(options: { spec: KindSpec; records: RecordStor
         }
       }
       if (adopted.length > 0) {
-        const current = await readLock(projectRoot);
-        await writeLock(current, spec.kind, [...current.entries(spec.kind), ...adopted]);
+        await updateLock(projectRoot, spec.kind, (current) => [...current, ...adopted]);
         await records.withLock(async () => {
           const names = new Set(adopted.map((entry) => entry.name));
           await records.write((await records.list()).map((item) => (item.scope === 'project' && item.project_root === projectRoot && names.has(item.name) ? { ...item, managed: true } : item)));
