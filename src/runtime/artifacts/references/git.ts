@@ -56,11 +56,11 @@ interface GitRun {
 }
 
 /** Runs git without a shell, with no prompts and no user or system configuration; failures become upstream errors. */
-function runGit(args: string[], env: Record<string, string>, what: string): Promise<GitRun> {
+function runGit(args: string[], env: Record<string, string>, what: string, timeoutMs: number): Promise<GitRun> {
   return new Promise((resolve, reject) => {
-    execFile('git', args, { env, encoding: 'buffer', timeout: CLONE_TIMEOUT_MS, maxBuffer: MAX_ARCHIVE_BYTES }, (error, stdout, stderr) => {
+    execFile('git', args, { env, encoding: 'buffer', timeout: timeoutMs, maxBuffer: MAX_ARCHIVE_BYTES }, (error, stdout, stderr) => {
       if (error === null) return resolve({ stdout });
-      if (error.killed === true) return reject(new GatewayTimeoutError(`${what}: git did not finish in ${CLONE_TIMEOUT_MS / 1000} s`));
+      if (error.killed === true) return reject(new GatewayTimeoutError(`${what}: git did not finish in ${timeoutMs / 1000} s`));
       reject(upstreamError(stderr.toString('utf8'), what));
     });
   });
@@ -80,7 +80,9 @@ function upstreamError(stderr: string, what: string): Error {
  * `git://` references: a shallow fetch of the one commit by the system git, then `git archive` of
  * the folder read through the same extraction limits as any artifact (so links are refused).
  */
-export function gitResolver(options: { env: Record<string, string | undefined> }): ReferenceResolver {
+export function gitResolver(options: { env: Record<string, string | undefined>; timeoutMs?: number }): ReferenceResolver {
+  const timeoutMs = options.timeoutMs ?? CLONE_TIMEOUT_MS;
+  const run = (args: string[], env: Record<string, string>, what: string): Promise<GitRun> => runGit(args, env, what, timeoutMs);
   return {
     resolve: async (reference, { scratch }) => {
       const git = parseGitReference(reference);
@@ -89,12 +91,12 @@ export function gitResolver(options: { env: Record<string, string | undefined> }
       const repo = join(scratch, 'repo.git');
       const env = { PATH: options.env.PATH ?? '', HOME: scratch, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C' };
       const what = `fetching ${formatGitReference({ ...git, subdir: '' })}`;
-      await runGit(['init', '-q', '--bare', repo], env, what);
-      await runGit(['--git-dir', repo, 'fetch', '-q', '--depth', '1', '--no-tags', url, git.ref === '' ? 'HEAD' : git.ref], env, what);
-      const commit = (await runGit(['--git-dir', repo, 'rev-parse', 'FETCH_HEAD^{commit}'], env, what)).stdout.toString('utf8').trim();
+      await run(['init', '-q', '--bare', repo], env, what);
+      await run(['--git-dir', repo, 'fetch', '-q', '--depth', '1', '--no-tags', url, git.ref === '' ? 'HEAD' : git.ref], env, what);
+      const commit = (await run(['--git-dir', repo, 'rev-parse', 'FETCH_HEAD^{commit}'], env, what)).stdout.toString('utf8').trim();
       if (!COMMIT.test(commit)) throw new BadGatewayError(`${what}: git did not name the fetched commit`);
       const tree = git.subdir === '' ? commit : `${commit}:${git.subdir}`;
-      const archive = await runGit(['--git-dir', repo, 'archive', '--format=tar', tree], env, `${what} (folder ${git.subdir === '' ? '/' : git.subdir})`);
+      const archive = await run(['--git-dir', repo, 'archive', '--format=tar', tree], env, `${what} (folder ${git.subdir === '' ? '/' : git.subdir})`);
       const dir = join(scratch, 'tree', git.subdir.split('/').at(-1) || git.path.split('/').at(-1) || 'artifact');
       await mkdir(dir, { recursive: true });
       await extractEntries(readTar(archive.stdout), dir);
