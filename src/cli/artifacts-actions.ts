@@ -28,7 +28,7 @@ export async function install(kind: Kind, reference: string, options: Options): 
     name: reference,
     ...scope(options),
     ...(clients.length > 0 && { clients }),
-    ...(text(options.version) !== undefined && { version: text(options.version) }),
+    ...(text(options.expectVersion) !== undefined && { version: text(options.expectVersion) }),
     ...(text(options.group) !== undefined && { group: text(options.group) }),
     force: options.force === true,
     allow_unsigned: options.allowUnsigned === true,

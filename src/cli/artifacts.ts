@@ -25,7 +25,7 @@ export function registerArtifactCommands(program: Command): void {
         .description(`install a ${verb} into each client's folder`)
         .argument('<reference>', 'git://host/path[@ref][#folder] or a local build tag')
         .option('--client <client>', 'a client to install for (repeatable; "all" for every one; default: those installed here)', collect, [])
-        .option('--version <version>', 'the version the content must have')
+        .option('--expect-version <version>', 'the version the content must have (the API’s version field)')
         .option('--group <group>', 'list it in this group')
         .option('--force', 'replace folders toolyard did not install', false)
         .option('--allow-unsigned', 'install unsigned content over a lock entry that records a signer', false),

@@ -34,7 +34,7 @@ describe('toolyard skill and toolyard plugin', () => {
   });
 
   it('installs for the named clients, lists and shows it', async () => {
-    const installed = await cli('skill', 'install', 'code-review:1.0.0', '--client', 'claude-code', '--client', 'cursor');
+    const installed = await cli('skill', 'install', 'code-review:1.0.0', '--client', 'claude-code', '--client', 'cursor', '--expect-version', '1.0.0');
     expect(installed.output).toMatch(/^installed code-review sha256:[0-9a-f]{64} for claude-code, cursor\n$/);
     expect(await readFile(join(home, '.cursor/skills/code-review/SKILL.md'), 'utf8')).toContain('name: code-review');
     const listed = JSON.parse((await cli('skill', 'list', '--format', 'json')).output) as { metadata: { name: string }; clients: string[] }[];
