@@ -116,6 +116,9 @@ describe('the local API: installing skills from git and from local builds', () =
     const details = await call('GET', `/skills/lint-rules?scope=project&project_root=${encodeURIComponent(project)}`);
     expect(details.json()).toMatchObject({ installed_skill: { digest }, metadata: { name: 'lint-rules', version: '2.0.0' }, provenance: null, unsigned: true });
     expect((await call('GET', '/skills/lint-rules')).statusCode).toBe(404);
+    // a name without a tag takes the version asked for
+    const byVersion = await call('POST', '/skills', { name: 'lint-rules', version: '2.0.0', scope: 'project', project_root: project, clients: ['all'] });
+    expect(byVersion.json<{ skill: object }>().skill).toMatchObject({ digest, reference: 'lint-rules:2.0.0' });
   });
 
   it('lists with the scope, client, project and group filters', async () => {

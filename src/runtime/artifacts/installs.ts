@@ -74,11 +74,11 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
   const { spec, records, resolver, placement, groups, clock } = options;
 
   /** Fetches the reference into a scratch folder, runs `fn` on it, and removes the folder whatever happens. */
-  const withFetched = async <T>(reference: string, fn: (fetched: Fetched) => Promise<T>): Promise<T> => {
+  const withFetched = async <T>(reference: string, fn: (fetched: Fetched) => Promise<T>, version?: string): Promise<T> => {
     await mkdir(options.scratchRoot, { recursive: true, mode: 0o700 });
     const scratch = await mkdtemp(join(options.scratchRoot, `${spec.kind}-`));
     try {
-      return await fn(await resolver.resolve(reference, { spec, scratch }));
+      return await fn(await resolver.resolve(reference, { spec, scratch, version }));
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }
@@ -200,7 +200,7 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
           await records.write([...others, installed]);
           return { installed, previousGroup: previous?.group ?? '' };
         });
-      });
+      }, request.version);
       const { installed: record, previousGroup } = placed;
       if (previousGroup !== '' && previousGroup !== record.group) await changeGroup(previousGroup, record.name, false);
       if (record.group !== '') await changeGroup(record.group, record.name, true);

@@ -47,7 +47,7 @@ export const SkillContent = Type.Object({
 
 export const InstallFields = {
   name: Type.String({ minLength: 1, description: 'the reference: git://host/path[@ref][#subdir] or a local build tag' }),
-  version: Type.Optional(Type.String()),
+  version: Type.Optional(Type.String({ description: "a build tag for a name without one; the content's version must equal it" })),
   scope: Type.Optional(Scope),
   project_root: Type.Optional(Type.String()),
   clients: Type.Optional(Type.Array(Type.String(), { description: 'omitted: the supporting clients installed here; ["all"]: every supporting client' })),

@@ -31,6 +31,8 @@ export interface ResolveContext {
   spec: KindSpec;
   /** A folder the resolver may fill; the caller removes it when done. */
   scratch: string;
+  /** The version asked for, which picks among a name's versions (a local build's tag, a catalog entry). */
+  version?: string | undefined;
 }
 
 /**
