@@ -102,6 +102,16 @@ describe('the local API: the project lock file and sync of skills', () => {
     expect(await readFile(join(second, '.cursor/skills/code-review/SKILL.md'), 'utf8')).toBe(SKILL_MD);
   });
 
+  it('fails an entry whose build tag now names other content, as digest-missing', async () => {
+    const moved = join(work, 'moved');
+    await mkdir(moved);
+    await copyFile(join(first, 'toolyard.lock.yaml'), join(moved, 'toolyard.lock.yaml'));
+    await call('POST', '/skills/build', { path: await writeSkill(join(work, 'v3'), 'lint-rules', { version: '2.0.0', description: 'Rebuilt.' }), tag: 'lint-rules:2.0.0' });
+    const result = (await sync(moved)).json<typeof EMPTY & { failed: { name: string; reason: string }[] }>();
+    expect(result.failed).toEqual([{ name: 'lint-rules', reason: 'digest-missing', error: expect.stringMatching(/^lint-rules:2\.0\.0 now names sha256:[0-9a-f]{64}; sha256:[0-9a-f]{64} is no longer there$/) as string }]);
+    await expect(readFile(join(moved, '.claude/skills/lint-rules/SKILL.md'))).rejects.toThrow('ENOENT');
+  });
+
   it('reports entries removed from the lock file, and prunes them when asked', async () => {
     const lock = await lockOf(second);
     await writeFile(join(second, 'toolyard.lock.yaml'), JSON.stringify({ ...lock, skills: lock.skills.filter((entry) => entry.name !== 'lint-rules') }));

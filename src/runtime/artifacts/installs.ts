@@ -24,6 +24,8 @@ export interface InstallRequest extends ScopeQuery {
   allow_unsigned?: boolean | undefined;
   /** The reference as first asked, when `name` is its pin (a sync reinstalling a lock entry). */
   source?: string | undefined;
+  /** The pin the content must have: a tag that moved since is not what the lock file names. */
+  digest?: string | undefined;
 }
 
 export interface ListFilter {
@@ -147,6 +149,9 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
       const lock = scope === 'project' ? await readLock(projectRoot) : undefined;
       if (request.group !== undefined && !(await groups.exists(request.group))) throw new NotFoundError(`group ${request.group} not found`);
       const placed = await withFetched(request.name, async (fetched) => {
+        if (request.digest !== undefined && fetched.digest !== request.digest) {
+          throw new NotFoundError(`${request.name} now names ${fetched.digest}; ${request.digest} is no longer there`);
+        }
         const snapshot = await snapshotFolder(fetched.dir, basename(fetched.dir));
         const blocking = spec.validate(snapshot).blocking;
         if (blocking.length > 0) throw new InvalidInputError(`${request.name} is not a usable ${spec.singular}: ${blocking.join('; ')}`);

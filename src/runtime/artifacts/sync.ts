@@ -100,6 +100,7 @@ export function createSyncService(options: { spec: KindSpec; records: RecordStor
           await installs.install({
             name: entry.resolvedReference,
             source: entry.source,
+            digest: entry.digest,
             scope: 'project',
             project_root: projectRoot,
             clients: request.clients ?? entry.clients,

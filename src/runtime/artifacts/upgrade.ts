@@ -84,6 +84,8 @@ export function createUpgradeService(options: { spec: KindSpec; installs: Instal
       await installs.install({
         name: fresh.reference,
         source: entry.source,
+        // what was checked above is what gets installed, even if the tag moves again meanwhile
+        digest: fresh.digest,
         scope: 'project',
         project_root: projectRoot,
         clients: request.clients ?? entry.clients,
