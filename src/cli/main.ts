@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { registerArtifactCommands } from './artifacts.js';
 import { registerPlatformCommands } from './platform.js';
 import { registerRegistryCommands } from './registry.js';
 import { registerRuntimeCommands } from './runtime.js';
@@ -10,6 +11,7 @@ const program = new Command('toolyard').description('Toolyard: run AI tools in c
 registerRegistryCommands(program);
 registerPlatformCommands(program);
 registerRuntimeCommands(program);
+registerArtifactCommands(program);
 
 program.parseAsync(process.argv).catch(async (error: unknown) => {
   // loaded only on failure: the configuration loader pulls in YAML and TypeBox, which `--help` and `list` do not need

@@ -1,6 +1,9 @@
 import { homedir } from 'node:os';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../core/clock.js';
+import { createArtifactServices, type ArtifactServices } from './artifacts/service.js';
+import { PLUGINS, SKILLS } from './artifacts/kinds.js';
+import { clientDirs } from './clients/catalog.js';
 import { createClientService, type ClientService } from './clients/service.js';
 import { runningWorkload, withClientSync } from './clients/workload-sync.js';
 import { withEnterpriseRegistry, withEnterpriseRegistrySettings, withEnterpriseWorkloads } from './enterprise/enforce.js';
@@ -44,6 +47,8 @@ export interface RuntimeServices {
   clients: ClientService;
   secrets: SecretsService;
   enterprise: EnterpriseService;
+  skills: ArtifactServices;
+  plugins: ArtifactServices;
 }
 
 /**
@@ -96,5 +101,15 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
   });
   const synced = withClientSync({ workloads, groups }, clients, logger);
   const upgrades = createUpgradeService({ workloads: synced.workloads, registry, packages, secrets });
-  return { store, ...synced, registry, upgrades, clients, secrets: secretsService, enterprise };
+  const artifactOptions = {
+    paths,
+    env,
+    dirs: clientDirs({ home: options.home ?? homedir(), platform: process.platform, xdgConfigHome: env.XDG_CONFIG_HOME }),
+    groups: groupStore,
+    installedClients: async () => (await clients.discover()).filter((client) => client.installed).map((client) => client.client_type),
+    clock,
+  };
+  const skills = createArtifactServices(SKILLS, artifactOptions);
+  const plugins = createArtifactServices(PLUGINS, artifactOptions);
+  return { store, ...synced, registry, upgrades, clients, secrets: secretsService, enterprise, skills, plugins };
 }

@@ -119,7 +119,7 @@ describe('client service', () => {
     await mkdir(join(bed.home, '.cursor'), { recursive: true });
     await writeFile(join(bed.home, '.claude.json'), '{}\n');
     await bed.service.register('claude-code');
-    expect(await status('cursor')).toEqual({ client_type: 'cursor', installed: true, registered: false, supports_skills: false, supports_plugins: false });
+    expect(await status('cursor')).toEqual({ client_type: 'cursor', installed: true, registered: false, supports_skills: true, supports_plugins: false });
     expect(await status('claude-code')).toEqual({ client_type: 'claude-code', installed: true, registered: true, supports_skills: true, supports_plugins: true });
   });
 

@@ -36,7 +36,9 @@ export interface ClientSpec {
 const sse = (workload: ClientWorkload): boolean => workload.transport === 'sse';
 const urlOnly = (workload: ClientWorkload): Entry => ({ url: workload.url });
 const httpOrSse = (workload: ClientWorkload): Entry => ({ type: sse(workload) ? 'sse' : 'http', url: workload.url });
-const plain = { supportsSkills: false, supportsPlugins: false };
+/** Every client but Continue and LM Studio documents a skills folder; only Claude Code and Codex take plugins. */
+const plain = { supportsSkills: true, supportsPlugins: false };
+const noSkills = { supportsSkills: false, supportsPlugins: false };
 
 const vscodeUser = (product: string) => (dirs: ClientDirs) => join(dirs.appData, product, 'User');
 
@@ -74,7 +76,7 @@ export const CLIENTS = {
     configFile: (dirs) => join(dirs.home, '.continue', 'config.yaml'),
     format: yamlFormat({ key: 'mcpServers', shape: 'list' }),
     entry: (workload) => ({ name: workload.name, type: sse(workload) ? 'sse' : 'streamable-http', url: workload.url }),
-    ...plain,
+    ...noSkills,
   },
   zed: {
     configFile: (dirs) => join(dirs.platform === 'darwin' ? dirs.dotConfig : dirs.xdgConfig, 'zed', 'settings.json'),
@@ -88,7 +90,7 @@ export const CLIENTS = {
     entry: (workload) => (sse(workload) ? { url: workload.url } : { httpUrl: workload.url }),
     ...plain,
   },
-  codex: { configFile: (dirs) => join(dirs.home, '.codex', 'config.toml'), format: tomlFormat('mcp_servers'), entry: urlOnly, supportsSkills: true, supportsPlugins: false },
+  codex: { configFile: (dirs) => join(dirs.home, '.codex', 'config.toml'), format: tomlFormat('mcp_servers'), entry: urlOnly, supportsSkills: true, supportsPlugins: true },
   opencode: {
     configFile: (dirs) => join(dirs.xdgConfig, 'opencode', 'opencode.json'),
     format: jsonFormat('mcp'),
@@ -96,7 +98,7 @@ export const CLIENTS = {
     ...plain,
   },
   kiro: { configFile: (dirs) => join(dirs.home, '.kiro', 'settings', 'mcp.json'), format: jsonFormat('mcpServers'), entry: urlOnly, ...plain },
-  'lm-studio': { configFile: (dirs) => join(dirs.home, '.lmstudio', 'mcp.json'), format: jsonFormat('mcpServers'), entry: urlOnly, ...plain },
+  'lm-studio': { configFile: (dirs) => join(dirs.home, '.lmstudio', 'mcp.json'), format: jsonFormat('mcpServers'), entry: urlOnly, ...noSkills },
   'amp-cli': { configFile: (dirs) => join(dirs.xdgConfig, 'amp', 'settings.json'), format: jsonFormat('amp.mcpServers'), entry: urlOnly, ...plain },
   'copilot-cli': {
     configFile: (dirs) => join(dirs.home, '.copilot', 'mcp-config.json'),

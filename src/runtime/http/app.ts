@@ -4,6 +4,9 @@ import type { Logger } from 'pino';
 import { createHttpApp, type HttpApp } from '../../core/http/app.js';
 import { registerGroupRoutes } from '../workloads/group-routes.js';
 import { API_PREFIX, registerWorkloadRoutes } from '../workloads/routes.js';
+import { registerArtifactRoutes } from '../artifacts/routes.js';
+import { registerPluginRoutes } from '../plugins/routes.js';
+import { registerSkillRoutes } from '../skills/routes.js';
 import { registerClientRoutes } from '../clients/routes.js';
 import { registerEnterpriseRoutes } from '../enterprise/routes.js';
 import { registerRegistryRoutes } from '../registry/routes.js';
@@ -57,6 +60,10 @@ export async function createRuntimeHttpApp(options: RuntimeHttpOptions): Promise
   registerClientRoutes(app, services);
   registerSecretsRoutes(app, services);
   registerEnterpriseRoutes(app, services);
+  registerArtifactRoutes(app, services.skills);
+  registerArtifactRoutes(app, services.plugins);
+  registerSkillRoutes(app, services.skills);
+  registerPluginRoutes(app, services.plugins);
   await app.ready();
   return app;
 }

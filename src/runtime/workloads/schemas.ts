@@ -257,6 +257,8 @@ export type StatusRecord = Static<typeof StatusRecord>;
 export const Group = Type.Object({
   name: Name,
   registered_clients: Type.Array(Type.String(), { description: 'client apps configured with this group' }),
+  skills: Type.Optional(Type.Array(Type.String(), { description: 'skills installed into this group' })),
+  plugins: Type.Optional(Type.Array(Type.String(), { description: 'plugins installed into this group' })),
 });
 export type Group = Static<typeof Group>;
 

@@ -1,0 +1,38 @@
+import { Type } from '@sinclair/typebox';
+import type { HttpApp } from '../../core/http/app.js';
+import { ErrorSchema } from '../../core/http/schemas.js';
+import type { BuildService } from './builds.js';
+import type { KindSpec } from './kinds.js';
+import { BuildBody, BuildList, BuildResult, TagParam, ValidateBody, ValidationResult } from './schemas.js';
+
+const NoContent = Type.Null({ description: 'done' });
+
+export interface ArtifactRouteDeps {
+  spec: KindSpec;
+  builds: BuildService;
+}
+
+/** The routes of one kind under `/api/v1beta/skills` or `/api/v1beta/plugins` (clarification point 1). */
+export function registerArtifactRoutes(app: HttpApp, { spec, builds }: ArtifactRouteDeps): void {
+  const base = `/api/v1beta/${spec.kind}`;
+  const tags = [spec.kind];
+  app.post(
+    `${base}/validate`,
+    { schema: { tags, summary: `Validate a ${spec.singular} folder`, body: ValidateBody, response: { 200: ValidationResult, 400: ErrorSchema } } },
+    (request) => builds.validate(request.body.path),
+  );
+  app.post(
+    `${base}/build`,
+    { schema: { tags, summary: `Build a ${spec.singular} folder into the local OCI layout`, body: BuildBody, response: { 200: BuildResult, 400: ErrorSchema } } },
+    (request) => builds.build(request.body),
+  );
+  app.get(`${base}/builds`, { schema: { tags, summary: `List the local ${spec.singular} builds`, response: { 200: BuildList } } }, async () => ({ builds: await builds.list() }));
+  app.delete(
+    `${base}/builds/:tag`,
+    { schema: { tags, summary: `Delete a local ${spec.singular} build`, params: TagParam, response: { 204: NoContent, 404: ErrorSchema } } },
+    async (request, reply) => {
+      await builds.remove(request.params.tag);
+      return reply.code(204).send(null);
+    },
+  );
+}

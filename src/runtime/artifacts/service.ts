@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import type { Clock } from '../../core/clock.js';
+import type { ClientDirs, ClientType } from '../clients/catalog.js';
+import type { RuntimePaths } from '../paths.js';
+import type { GroupStore } from '../workloads/groups.js';
+import { createBuildService, type BuildService } from './builds.js';
+import { createInstallService, type InstallService } from './installs.js';
+import type { KindSpec } from './kinds.js';
+import { createLayoutStore } from './layout.js';
+import { skillPlacement } from './placement.js';
+import { pluginPlacement } from '../plugins/placement.js';
+import { gitResolver } from './references/git.js';
+import { localBuildResolver } from './references/local-build.js';
+import { chainResolvers } from './references/resolver.js';
+import { createRecordStore } from './store.js';
+import { createSyncService, type SyncService } from './sync.js';
+import { createUpgradeService, type UpgradeService } from './upgrade.js';
+
+/** Everything the API and the CLI do with one kind of artifact. */
+export interface ArtifactServices {
+  spec: KindSpec;
+  builds: BuildService;
+  installs: InstallService;
+  sync: SyncService;
+  upgrades: UpgradeService;
+}
+
+export interface ArtifactServiceOptions {
+  paths: RuntimePaths;
+  env: Record<string, string | undefined>;
+  dirs: ClientDirs;
+  groups: GroupStore;
+  installedClients: () => Promise<ClientType[]>;
+  clock: Clock;
+}
+
+export function createArtifactServices(spec: KindSpec, options: ArtifactServiceOptions): ArtifactServices {
+  const layout = createLayoutStore(join(options.paths.data, 'oci'));
+  const builds = createBuildService({ spec, layout });
+  const records = createRecordStore(options.paths, spec.kind);
+  const installs = createInstallService({
+    spec,
+    records,
+    // the order of clarification point 3; OCI registries and catalog names come later in the chain
+    resolver: chainResolvers([gitResolver({ env: options.env }), localBuildResolver(builds)]),
+    placement: spec.kind === 'skills' ? skillPlacement(options.dirs) : pluginPlacement(options.dirs),
+    installedClients: options.installedClients,
+    groups: options.groups,
+    scratchRoot: join(options.paths.cache, 'artifacts'),
+    clock: options.clock,
+  });
+  return { spec, builds, installs, sync: createSyncService({ spec, records, installs }), upgrades: createUpgradeService({ spec, installs }) };
+}
