@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+// the API server applies RFC 7396 as the product does; merge-patch.test.ts holds the RFC's own cases
+import { applyMergePatch, jsonEqual } from '../../src/platform/ai-policies/merge-patch.js';
 
 /*
  * How the fake API server changes objects, as a real one does for a custom resource with the status
@@ -72,23 +74,7 @@ export interface Written {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** RFC 7396, as the API server applies `application/merge-patch+json`. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
-  const result = new Map(Object.entries(isObject(target) ? target : {}));
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) result.delete(key);
-    else result.set(key, mergePatch(result.get(key), value));
-  }
-  return Object.fromEntries(result);
-}
-
-export const sameJson = (left: unknown, right: unknown) => JSON.stringify(sorted(left)) === JSON.stringify(sorted(right));
-function sorted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sorted);
-  if (!isObject(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key])]));
-}
+export const sameJson = jsonEqual;
 
 /** Kubernetes timestamps have whole seconds. */
 export const kubeNow = () => new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
@@ -124,7 +110,7 @@ export function created(body: unknown, namespace: string, existing: FakeObject |
 export function patched(current: FakeObject, patch: unknown, subresource: 'main' | 'status', plural: string): FakeObject | undefined {
   if (!isObject(patch)) throw new FakeStatusError({ code: 400, reason: 'BadRequest', message: 'the patch must be a JSON object' });
   checkVersion(current, isObject(patch.metadata) ? patch.metadata.resourceVersion : undefined, plural);
-  const merged = mergePatch(current, patch) as FakeObject;
+  const merged = applyMergePatch(current, patch) as FakeObject;
   let next: FakeObject;
   if (subresource === 'status') {
     next = { ...current, ...(merged.status !== undefined && { status: merged.status }) };
