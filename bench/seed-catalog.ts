@@ -6,6 +6,7 @@
  * index without changing the bytes of the servers it keeps (the authorization-on benchmark splits one
  * catalog over two sources this way).
  */
+import { seededRandom } from '../src/core/random-testing.js';
 
 const WORDS = [
   'weather', 'github', 'postgres', 'slack', 'notion', 'calendar', 'search', 'browser', 'memory', 'files',
@@ -17,17 +18,6 @@ const TAGS = ['productivity', 'developer-tools', 'data', 'communication', 'cloud
 const VERBS = ['Query', 'Manage', 'Search', 'Automate', 'Inspect', 'Sync', 'Summarize', 'Monitor'];
 const OBJECTS = ['issues and pull requests', 'tables and rows', 'messages and channels', 'documents', 'events', 'dashboards', 'files and folders', 'records'];
 
-/** A small seeded generator (mulberry32) so every run builds the same catalog. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T>(list: readonly T[], next: () => number): T {
   return list[Math.floor(next() * list.length)] as T;
@@ -47,7 +37,7 @@ export function serverName(index: number): string {
 }
 
 export function generateSeedCatalog(servers: number, versions: number, keep: (index: number) => boolean = () => true): SeedCatalog {
-  const next = random(20_260_101);
+  const next = seededRandom(20_260_101);
   const names: string[] = [];
   const records: unknown[] = [];
   const start = Date.UTC(2025, 0, 1);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import { encodeCursor } from '../../src/core/http/cursor.js';
 import { catalogFile, createTestRegistry, expectNoServerErrors, MCP_INSIGHTS, type TestRegistry } from '../helpers/registry.js';
+import { seededRandom } from '../../src/core/random-testing.js';
 
 /**
  * Searching must give exactly what a plain scan of the unfiltered list gives: the same items in the
@@ -29,17 +30,6 @@ const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 const SEARCHES = 1_000;
 const PAGES_FOLLOWED = 4;
 
-/** mulberry32: the same substrings on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const skillName = (name: string) =>
   name
@@ -72,7 +62,7 @@ function packagesOf(latest: Crawled[], kind: 'skill' | 'plugin', rename: (descri
 describe.each(testDatabaseTargets())('catalog search over the public registry crawl on $name', (target) => {
   let registry: TestRegistry;
   const lists: List[] = [];
-  const next = random(16);
+  const next = seededRandom(16);
 
   beforeAll(async () => {
     const crawl = JSON.parse(await readFile(MCP_INSIGHTS, 'utf8')) as Crawled[];

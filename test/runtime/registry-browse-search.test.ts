@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { browse, indexPackages, indexServers, type BrowseIndex } from '../../src/runtime/registry/browse.js';
 import { parseCatalog, type Catalog } from '../../src/runtime/registry/catalog.js';
 import type { Json } from '../../src/runtime/registry/server-json.js';
+import { seededRandom } from '../../src/core/random-testing.js';
 
 /**
  * The browse API's `q` over the public registry crawl: the index must find exactly the records a
@@ -13,17 +14,6 @@ import type { Json } from '../../src/runtime/registry/server-json.js';
 const MCP_INSIGHTS = new URL('../fixtures/mcp-insights-servers.json', import.meta.url).pathname;
 const QUERIES = 1_000;
 
-/** mulberry32: the same queries on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 
@@ -38,7 +28,7 @@ function scan(records: Json[], fields: (record: Json, index: number) => string[]
 
 describe('browse search over the public registry crawl', () => {
   let catalog: Catalog;
-  const next = random(61);
+  const next = seededRandom(61);
 
   beforeAll(async () => {
     const crawl = JSON.parse(await readFile(MCP_INSIGHTS, 'utf8')) as { server: { name: string; description?: string } }[];
