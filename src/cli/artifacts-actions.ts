@@ -74,6 +74,11 @@ export async function build(kind: Kind, path: string, options: { tag?: string })
   console.log((await services(kind).builds.build({ path: resolve(path), tag: options.tag })).reference);
 }
 
+export async function push(kind: Kind, reference: string, options: Options): Promise<void> {
+  await services(kind).pushes.push({ reference, no_sign: options.sign === false });
+  console.log(`pushed ${reference}`);
+}
+
 export async function sync(kind: Kind, options: Options): Promise<void> {
   const clients = strings(options.client);
   const result = await services(kind).sync.sync({

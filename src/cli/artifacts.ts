@@ -53,6 +53,12 @@ export function registerArtifactCommands(program: Command): void {
       .option('--tag <tag>', 'default <name>:<version|latest>; may be a full OCI reference')
       .action(async (path: string, options: { tag?: string }) => (await actions()).build(kind, path, options));
     group
+      .command('push')
+      .description(`push a local ${verb} build to the OCI registry its tag names`)
+      .argument('<reference>', 'the build tag, host/repository:tag')
+      .option('--no-sign', 'push without a signature (signing is not available yet)')
+      .action(async (reference: string, options: Record<string, unknown>) => (await actions()).push(kind, reference, options));
+    group
       .command('sync')
       .description("restore the project's installs to match its toolyard.lock.yaml")
       .option('--project-root <dir>', 'the project (default: the current directory)')

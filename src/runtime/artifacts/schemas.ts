@@ -7,6 +7,15 @@ export const BuildBody = Type.Object(
   { path: AbsolutePath, tag: Type.Optional(Type.String({ description: 'default <name>:<version|latest>; may be a full OCI reference' })) },
   { additionalProperties: false },
 );
+export const PushBody = Type.Object(
+  {
+    reference: Type.String({ minLength: 1, description: 'a local build tag naming its registry (host/repository:tag); pushed under that name' }),
+    key: Type.Optional(Type.String({ description: 'path of a PEM signing key (signing is not available yet)' })),
+    identity_token: Type.Optional(Type.String({ description: 'an OIDC token for keyless signing (signing is not available yet)' })),
+    no_sign: Type.Optional(Type.Boolean({ description: 'push without a signature' })),
+  },
+  { additionalProperties: false },
+);
 export const ValidationResult = Type.Object({ valid: Type.Boolean(), errors: Type.Array(Type.String()), warnings: Type.Array(Type.String()) });
 export const BuildResult = Type.Object({ reference: Type.String({ description: 'the tag the build is stored under' }) });
 export const BuildSummary = Type.Object({ tag: Type.String(), digest: Type.String(), name: Type.String(), version: Type.String() });
