@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { InvalidInputError } from '../core/errors.js';
 import type { Kind } from '../runtime/artifacts/kinds.js';
 import type { Scope } from '../runtime/artifacts/store.js';
 import { pluginView, pluginViews } from '../runtime/plugins/views.js';
@@ -75,7 +76,9 @@ export async function build(kind: Kind, path: string, options: { tag?: string })
 }
 
 export async function push(kind: Kind, reference: string, options: Options): Promise<void> {
-  await services(kind).pushes.push({ reference, no_sign: options.sign === false });
+  // the one way of pushing this runtime has; an explicit flag keeps a later signed default from surprising anyone
+  if (options.sign !== false) throw new InvalidInputError('signing pushed artifacts is not available yet; pass --no-sign to push unsigned');
+  await services(kind).pushes.push({ reference, no_sign: true });
   console.log(`pushed ${reference}`);
 }
 

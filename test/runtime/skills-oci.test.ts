@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePlugin, writeSkill, writeTree } from '../../src/runtime/artifacts/artifacts-testing.js';
 import { contentDigest } from '../../src/runtime/artifacts/digest.js';
 import { startLocalRegistry, type LocalRegistry } from '../helpers/docker-registry.js';
-import { testRuntime, type TestRuntime } from './fixtures.js';
+import { runCli } from '../helpers/cli.js';
+import { runtimeEnv, testRuntime, type TestRuntime } from './fixtures.js';
 
 const API = '/api/v1beta';
 const EMPTY = { already_current: [], drifted: [], failed: [], installed: [], missing: [], never_managed: [], pruned: [], removed_from_lock: [] };
@@ -110,6 +111,22 @@ function registryTests(registry: LocalRegistry): void {
       expect(synced.json()).toEqual({ ...EMPTY, missing: ['code-review'], installed: ['code-review'] });
       expect(await contentDigest(join(root, '.claude/skills/code-review'))).toBe(await contentDigest(join(work, 'src', 'code-review')));
       expect((await consume('GET', `/skills/code-review?scope=project&project_root=${encodeURIComponent(root)}`)).json()).toMatchObject({ installed_skill: { reference, digest: built } });
+      const upgrade = await consume('POST', '/skills/upgrade', { project_root: root, preview: true });
+      expect(upgrade.json()).toMatchObject({ outcomes: [{ name: 'code-review', status: 'upgrade-available', old_digest: built, new_digest: expect.not.stringMatching(built) as string }] });
+    });
+
+    it('toolyard skill push sends a build to its registry, only when told it goes unsigned', async () => {
+      const cliReference = `${host}/skills/lint-rules:2.0.0`;
+      const { dir, env } = await runtimeEnv();
+      const cli = (...args: string[]) => runCli(args, env);
+      const path = await writeSkill(join(work, 'src'), 'lint-rules', { version: '2.0.0' });
+      expect(await cli('skill', 'build', path, '--tag', cliReference)).toEqual({ code: 0, output: `${cliReference}\n` });
+      const unsigned = await cli('skill', 'push', cliReference);
+      expect(unsigned.code).not.toBe(0);
+      expect(unsigned.output).toContain('signing pushed artifacts is not available yet; pass --no-sign to push unsigned');
+      expect(await cli('skill', 'push', cliReference, '--no-sign')).toEqual({ code: 0, output: `pushed ${cliReference}\n` });
+      expect(await (await fetch(`http://${host}/v2/skills/lint-rules/tags/list`)).json()).toEqual({ name: 'skills/lint-rules', tags: ['2.0.0'] });
+      await rm(dir, { recursive: true, force: true });
     });
 
     it('pushes a plugin and installs it by reference', async () => {

@@ -7,6 +7,7 @@ import { formatOciName, type OciName } from './oci-name.js';
 const METADATA_TIMEOUT_MS = 30_000;
 const TRANSFER_TIMEOUT_MS = 120_000;
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/;
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
 /** A manifest as the registry sent it: the bytes (which the pin is the digest of) and their digest. */
 export interface PulledManifest {
@@ -41,6 +42,14 @@ function statusError(response: Response, what: string): Error {
   return new BadGatewayError(`${what}: the registry answered HTTP ${String(response.status)}`);
 }
 
+/** `Bearer realm="…",service="…",scope="…"` taken apart; undefined for another scheme. */
+export function parseBearerChallenge(header: string | null): Record<string, string> | undefined {
+  if (header === null || !/^bearer\s/i.test(header)) return undefined;
+  const params: Record<string, string> = {};
+  for (const match of header.slice(7).matchAll(/(\w+)="([^"]*)"/g)) params[(match[1] ?? '').toLowerCase()] = match[2] ?? '';
+  return params.realm === undefined ? undefined : params;
+}
+
 async function send(url: string, init: RequestInit, what: string, timeoutMs: number): Promise<Response> {
   try {
     return await fetch(url, { ...init, redirect: 'follow', signal: AbortSignal.timeout(timeoutMs) });
@@ -64,9 +73,41 @@ export function createOciClient(options: { metadataTimeoutMs?: number; transferT
   const metadataMs = options.metadataTimeoutMs ?? METADATA_TIMEOUT_MS;
   const transferMs = options.transferTimeoutMs ?? TRANSFER_TIMEOUT_MS;
   const repositoryUrl = (name: OciName): string => `${registryBase(name.host)}${name.repository}`;
+  /** Anonymous tokens by repository URL, so one pull does not ask for a token per blob. */
+  const tokens = new Map<string, string>();
+
+  /** Asks the token service the registry's challenge names for an anonymous token (the distribution token flow). */
+  const fetchToken = async (challenge: Record<string, string>, what: string): Promise<string> => {
+    const realm = new URL(challenge.realm ?? '');
+    if (realm.protocol !== 'https:' && !(realm.protocol === 'http:' && LOOPBACK.test(realm.host))) throw new BadGatewayError(`${what}: the registry's token service ${realm.origin} is not https`);
+    if (challenge.service !== undefined) realm.searchParams.set('service', challenge.service);
+    if (challenge.scope !== undefined) realm.searchParams.set('scope', challenge.scope);
+    const response = await send(realm.toString(), {}, what, metadataMs);
+    if (!response.ok) throw statusError(response, `${what} (token service)`);
+    const answer = (await response.json().catch(() => ({}))) as { token?: unknown; access_token?: unknown };
+    const token = typeof answer.token === 'string' ? answer.token : answer.access_token;
+    if (typeof token !== 'string' || token === '') throw new BadGatewayError(`${what}: the registry's token service gave no token`);
+    return token;
+  };
+
+  /**
+   * Sends with the token last granted for the repository; a Bearer challenge (none yet, or one for pull only
+   * when pushing) is answered once with a fresh anonymous token for the scope it names.
+   */
+  const authorized = async (url: string, init: RequestInit, what: string, timeoutMs: number): Promise<Response> => {
+    const repository = url.replace(/\/(?:manifests|blobs)\/.*$/, '');
+    const withToken = (token: string | undefined): RequestInit => (token === undefined ? init : { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` } });
+    const response = await send(url, withToken(tokens.get(repository)), what, timeoutMs);
+    const challenge = response.status === 401 ? parseBearerChallenge(response.headers.get('www-authenticate')) : undefined;
+    if (challenge === undefined) return response;
+    await response.body?.cancel();
+    const token = await fetchToken(challenge, what);
+    tokens.set(repository, token);
+    return send(url, withToken(token), what, timeoutMs);
+  };
 
   const request = async (url: string, init: RequestInit, what: string, timeoutMs: number, ok: (status: number) => boolean): Promise<Response> => {
-    const response = await send(url, init, what, timeoutMs);
+    const response = await authorized(url, init, what, timeoutMs);
     if (!ok(response.status)) {
       await response.body?.cancel();
       throw statusError(response, what);
@@ -75,7 +116,7 @@ export function createOciClient(options: { metadataTimeoutMs?: number; transferT
   };
 
   const uploadBlob = async (name: OciName, blob: PushBlob, what: string): Promise<void> => {
-    const head = await send(`${repositoryUrl(name)}/blobs/${blob.digest}`, { method: 'HEAD' }, what, metadataMs);
+    const head = await authorized(`${repositoryUrl(name)}/blobs/${blob.digest}`, { method: 'HEAD' }, what, metadataMs);
     if (head.ok) return;
     if (head.status !== 404) throw statusError(head, what);
     const started = await request(`${repositoryUrl(name)}/blobs/uploads/`, { method: 'POST' }, what, metadataMs, (status) => status === 202);
@@ -97,6 +138,7 @@ export function createOciClient(options: { metadataTimeoutMs?: number; transferT
         (status) => status === 200,
       );
       const bytes = await body(response, what);
+      if (bytes.length > MAX_MANIFEST_BYTES) throw new BadGatewayError(`${what}: the manifest is over ${String(MAX_MANIFEST_BYTES / 1024 / 1024)} MiB`);
       const digest = sha256(bytes);
       const said = response.headers.get('docker-content-digest');
       if ((name.digest !== '' && digest !== name.digest) || (said !== null && said.startsWith('sha256:') && said !== digest)) {
