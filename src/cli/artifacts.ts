@@ -23,7 +23,7 @@ export function registerArtifactCommands(program: Command): void {
       group
         .command('install')
         .description(`install a ${verb} into each client's folder`)
-        .argument('<reference>', 'git://host/path[@ref][#folder] or a local build tag')
+        .argument('<reference>', 'git://host/path[@ref][#folder], host[:port]/repository:tag, or a local build tag')
         .option('--client <client>', 'a client to install for (repeatable; "all" for every one; default: those installed here)', collect, [])
         .option('--expect-version <version>', 'the version the content must have (the API’s version field)')
         .option('--group <group>', 'list it in this group')

@@ -55,7 +55,7 @@ export const SkillContent = Type.Object({
 });
 
 export const InstallFields = {
-  name: Type.String({ minLength: 1, description: 'the reference: git://host/path[@ref][#subdir] or a local build tag' }),
+  name: Type.String({ minLength: 1, description: 'the reference: git://host/path[@ref][#subdir], an OCI reference host[:port]/repository:tag|@sha256:…, or a local build tag' }),
   version: Type.Optional(Type.String({ description: "a build tag for a name without one; the content's version must equal it" })),
   scope: Type.Optional(Scope),
   project_root: Type.Optional(Type.String()),
@@ -72,7 +72,7 @@ export const ListQuerystring = Type.Object({
   project_root: Type.Optional(Type.String()),
   group: Type.Optional(Type.String()),
 });
-export const ContentQuerystring = Type.Object({ ref: Type.String({ minLength: 1, description: 'a git:// reference or a local build tag' }) });
+export const ContentQuerystring = Type.Object({ ref: Type.String({ minLength: 1, description: 'a git:// reference, an OCI reference or a local build tag' }) });
 export const NameParam = Type.Object({ name: Type.String({ minLength: 1 }) });
 
 export const SyncBody = Type.Object(

@@ -78,7 +78,8 @@ export function createOciClient(options: { metadataTimeoutMs?: number; transferT
 
   /** Asks the token service the registry's challenge names for an anonymous token (the distribution token flow). */
   const fetchToken = async (challenge: Record<string, string>, what: string): Promise<string> => {
-    const realm = new URL(challenge.realm ?? '');
+    const realm = URL.canParse(challenge.realm ?? '') ? new URL(challenge.realm ?? '') : undefined;
+    if (realm === undefined) throw new BadGatewayError(`${what}: the registry's token service is not a URL`);
     if (realm.protocol !== 'https:' && !(realm.protocol === 'http:' && LOOPBACK.test(realm.host))) throw new BadGatewayError(`${what}: the registry's token service ${realm.origin} is not https`);
     if (challenge.service !== undefined) realm.searchParams.set('service', challenge.service);
     if (challenge.scope !== undefined) realm.searchParams.set('scope', challenge.scope);
@@ -137,8 +138,14 @@ export function createOciClient(options: { metadataTimeoutMs?: number; transferT
         metadataMs,
         (status) => status === 200,
       );
+      // the distribution spec's own ceiling for manifests; a registry sending more is not answering the question
+      const tooLarge = new BadGatewayError(`${what}: the manifest is over ${String(MAX_MANIFEST_BYTES / 1024 / 1024)} MiB`);
+      if (Number(response.headers.get('content-length') ?? 0) > MAX_MANIFEST_BYTES) {
+        await response.body?.cancel();
+        throw tooLarge;
+      }
       const bytes = await body(response, what);
-      if (bytes.length > MAX_MANIFEST_BYTES) throw new BadGatewayError(`${what}: the manifest is over ${String(MAX_MANIFEST_BYTES / 1024 / 1024)} MiB`);
+      if (bytes.length > MAX_MANIFEST_BYTES) throw tooLarge;
       const digest = sha256(bytes);
       const said = response.headers.get('docker-content-digest');
       if ((name.digest !== '' && digest !== name.digest) || (said !== null && said.startsWith('sha256:') && said !== digest)) {
