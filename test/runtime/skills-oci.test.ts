@@ -79,6 +79,7 @@ function registryTests(registry: LocalRegistry): void {
 
     it('installs by registry reference on another machine: the same files, pinned at the manifest digest in the record and the lock file', async () => {
       const root = await project('first');
+      expect((await consume('GET', `/skills/content?ref=${encodeURIComponent(reference)}`)).json()).toMatchObject({ name: 'code-review', version: '1.0.0' });
       const installed = await consume('POST', '/skills', { name: reference, scope: 'project', project_root: root, clients: ['claude-code'] });
       expect(installed.statusCode, installed.body).toBe(201);
       expect(installed.json()).toMatchObject({ skill: { metadata: { name: 'code-review' }, reference, digest: built, tag: '1.0.0' }, unsigned: true, provenance: null });
