@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { InvalidInputError } from '../core/errors.js';
 import type { Kind } from '../runtime/artifacts/kinds.js';
 import type { Scope } from '../runtime/artifacts/store.js';
 import { pluginView, pluginViews } from '../runtime/plugins/views.js';
@@ -72,6 +73,13 @@ export async function validate(kind: Kind, path: string): Promise<void> {
 
 export async function build(kind: Kind, path: string, options: { tag?: string }): Promise<void> {
   console.log((await services(kind).builds.build({ path: resolve(path), tag: options.tag })).reference);
+}
+
+export async function push(kind: Kind, reference: string, options: Options): Promise<void> {
+  // the one way of pushing this runtime has; an explicit flag keeps a later signed default from surprising anyone
+  if (options.sign !== false) throw new InvalidInputError('signing pushed artifacts is not available yet; pass --no-sign to push unsigned');
+  await services(kind).pushes.push({ reference, no_sign: true });
+  console.log(`pushed ${reference}`);
 }
 
 export async function sync(kind: Kind, options: Options): Promise<void> {

@@ -23,7 +23,7 @@ export function registerArtifactCommands(program: Command): void {
       group
         .command('install')
         .description(`install a ${verb} into each client's folder`)
-        .argument('<reference>', 'git://host/path[@ref][#folder] or a local build tag')
+        .argument('<reference>', 'git://host/path[@ref][#folder], host[:port]/repository:tag, or a local build tag')
         .option('--client <client>', 'a client to install for (repeatable; "all" for every one; default: those installed here)', collect, [])
         .option('--expect-version <version>', 'the version the content must have (the API’s version field)')
         .option('--group <group>', 'list it in this group')
@@ -52,6 +52,12 @@ export function registerArtifactCommands(program: Command): void {
       .argument('<path>')
       .option('--tag <tag>', 'default <name>:<version|latest>; may be a full OCI reference')
       .action(async (path: string, options: { tag?: string }) => (await actions()).build(kind, path, options));
+    group
+      .command('push')
+      .description(`push a local ${verb} build to the OCI registry its tag names`)
+      .argument('<reference>', 'the build tag, host/repository:tag')
+      .option('--no-sign', 'push without a signature (signing is not available yet)')
+      .action(async (reference: string, options: Record<string, unknown>) => (await actions()).push(kind, reference, options));
     group
       .command('sync')
       .description("restore the project's installs to match its toolyard.lock.yaml")

@@ -70,6 +70,13 @@ export class UnprocessableError extends DomainError {
   }
 }
 
+/** An upstream asked us to slow down; its `Retry-After` is passed on so the caller knows when to come back. */
+export class RateLimitedError extends DomainError {
+  constructor(message: string, retryAfter?: string) {
+    super(message, 429, retryAfter === undefined ? {} : { 'retry-after': retryAfter });
+  }
+}
+
 export class UnavailableError extends DomainError {
   constructor(message: string) {
     super(message, 503);

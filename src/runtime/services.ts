@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../core/clock.js';
 import { createArtifactServices, type ArtifactServices } from './artifacts/service.js';
+import { createOciClient } from './artifacts/references/oci-client.js';
 import { PLUGINS, SKILLS } from './artifacts/kinds.js';
 import { clientDirs } from './clients/catalog.js';
 import { createClientService, type ClientService } from './clients/service.js';
@@ -108,6 +109,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     groups: groupStore,
     installedClients: async () => (await clients.discover()).filter((client) => client.installed).map((client) => client.client_type),
     clock,
+    registry: createOciClient(),
   };
   const skills = createArtifactServices(SKILLS, artifactOptions);
   const plugins = createArtifactServices(PLUGINS, artifactOptions);

@@ -22,7 +22,7 @@ const Descriptor = Type.Object({
 export type Descriptor = Static<typeof Descriptor>;
 const Index = Type.Object({ schemaVersion: Type.Literal(2), mediaType: Type.Optional(Type.String()), manifests: Type.Array(Descriptor) });
 type Index = Static<typeof Index>;
-const Manifest = Type.Object({ schemaVersion: Type.Literal(2), artifactType: Type.Optional(Type.String()), layers: Type.Array(Descriptor), config: Descriptor });
+export const Manifest = Type.Object({ schemaVersion: Type.Literal(2), artifactType: Type.Optional(Type.String()), layers: Type.Array(Descriptor), config: Descriptor });
 export type Manifest = Static<typeof Manifest>;
 
 /** A tagged manifest of the layout, with what its index entry says of it. */
@@ -42,6 +42,8 @@ export interface LayoutStore {
   remove: (tag: string, artifactType: string) => Promise<boolean>;
   /** The manifest and its one layer, or undefined when the tag is not there. */
   read: (tag: string, artifactType: string) => Promise<{ entry: LayoutEntry; manifest: Manifest; layer: Buffer } | undefined>;
+  /** The bytes of a blob the layout holds (a manifest as it was written, so its digest still holds). */
+  blob: (digest: string) => Promise<Buffer>;
 }
 
 const EMPTY_INDEX: Index = { schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json', manifests: [] };
@@ -135,5 +137,6 @@ export function createLayoutStore(dir: string): LayoutStore {
       if (layer === undefined) return undefined;
       return { entry: entryOf(descriptor), manifest, layer: await readFile(blobPath(layer.digest)) };
     },
+    blob: (digest) => readFile(blobPath(digest)),
   };
 }

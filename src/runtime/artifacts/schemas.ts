@@ -7,6 +7,15 @@ export const BuildBody = Type.Object(
   { path: AbsolutePath, tag: Type.Optional(Type.String({ description: 'default <name>:<version|latest>; may be a full OCI reference' })) },
   { additionalProperties: false },
 );
+export const PushBody = Type.Object(
+  {
+    reference: Type.String({ minLength: 1, description: 'a local build tag naming its registry (host/repository:tag); pushed under that name' }),
+    key: Type.Optional(Type.String({ description: 'path of a PEM signing key (signing is not available yet)' })),
+    identity_token: Type.Optional(Type.String({ description: 'an OIDC token for keyless signing (signing is not available yet)' })),
+    no_sign: Type.Optional(Type.Boolean({ description: 'push without a signature' })),
+  },
+  { additionalProperties: false },
+);
 export const ValidationResult = Type.Object({ valid: Type.Boolean(), errors: Type.Array(Type.String()), warnings: Type.Array(Type.String()) });
 export const BuildResult = Type.Object({ reference: Type.String({ description: 'the tag the build is stored under' }) });
 export const BuildSummary = Type.Object({ tag: Type.String(), digest: Type.String(), name: Type.String(), version: Type.String() });
@@ -46,7 +55,7 @@ export const SkillContent = Type.Object({
 });
 
 export const InstallFields = {
-  name: Type.String({ minLength: 1, description: 'the reference: git://host/path[@ref][#subdir] or a local build tag' }),
+  name: Type.String({ minLength: 1, description: 'the reference: git://host/path[@ref][#subdir], an OCI reference host[:port]/repository:tag|@sha256:…, or a local build tag' }),
   version: Type.Optional(Type.String({ description: "a build tag for a name without one; the content's version must equal it" })),
   scope: Type.Optional(Scope),
   project_root: Type.Optional(Type.String()),
@@ -63,7 +72,7 @@ export const ListQuerystring = Type.Object({
   project_root: Type.Optional(Type.String()),
   group: Type.Optional(Type.String()),
 });
-export const ContentQuerystring = Type.Object({ ref: Type.String({ minLength: 1, description: 'a git:// reference or a local build tag' }) });
+export const ContentQuerystring = Type.Object({ ref: Type.String({ minLength: 1, description: 'a git:// reference, an OCI reference or a local build tag' }) });
 export const NameParam = Type.Object({ name: Type.String({ minLength: 1 }) });
 
 export const SyncBody = Type.Object(

@@ -9,8 +9,11 @@ import type { KindSpec } from './kinds.js';
 import { createLayoutStore } from './layout.js';
 import { skillPlacement } from './placement.js';
 import { pluginPlacement } from '../plugins/placement.js';
+import { createPushService, type PushService } from './push.js';
 import { gitResolver } from './references/git.js';
 import { localBuildResolver } from './references/local-build.js';
+import { ociResolver } from './references/oci.js';
+import type { OciClient } from './references/oci-client.js';
 import { chainResolvers } from './references/resolver.js';
 import { createRecordStore } from './store.js';
 import { createSyncService, type SyncService } from './sync.js';
@@ -20,6 +23,7 @@ import { createUpgradeService, type UpgradeService } from './upgrade.js';
 export interface ArtifactServices {
   spec: KindSpec;
   builds: BuildService;
+  pushes: PushService;
   installs: InstallService;
   sync: SyncService;
   upgrades: UpgradeService;
@@ -32,6 +36,8 @@ export interface ArtifactServiceOptions {
   groups: GroupStore;
   installedClients: () => Promise<ClientType[]>;
   clock: Clock;
+  /** The OCI distribution client artifacts are pushed and pulled with. */
+  registry: OciClient;
 }
 
 export function createArtifactServices(spec: KindSpec, options: ArtifactServiceOptions): ArtifactServices {
@@ -41,13 +47,13 @@ export function createArtifactServices(spec: KindSpec, options: ArtifactServiceO
   const installs = createInstallService({
     spec,
     records,
-    // the order of clarification point 3; OCI registries and catalog names come later in the chain
-    resolver: chainResolvers([gitResolver({ env: options.env }), localBuildResolver(builds)]),
+    // the order of clarification point 3; catalog names come later in the chain
+    resolver: chainResolvers([gitResolver({ env: options.env }), localBuildResolver(builds), ociResolver(options.registry)]),
     placement: spec.kind === 'skills' ? skillPlacement(options.dirs) : pluginPlacement(options.dirs),
     installedClients: options.installedClients,
     groups: options.groups,
     scratchRoot: join(options.paths.cache, 'artifacts'),
     clock: options.clock,
   });
-  return { spec, builds, installs, sync: createSyncService({ spec, records, installs }), upgrades: createUpgradeService({ spec, installs }) };
+  return { spec, builds, pushes: createPushService({ spec, layout, registry: options.registry }), installs, sync: createSyncService({ spec, records, installs }), upgrades: createUpgradeService({ spec, installs }) };
 }

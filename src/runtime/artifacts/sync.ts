@@ -5,6 +5,7 @@ import type { InstallService } from './installs.js';
 import type { KindSpec } from './kinds.js';
 import { checkLockWritable, readLock, toLockEntry, updateLock, type LockEntry } from './lock.js';
 import { exists } from './place.js';
+import { pinnedReference } from './references/oci.js';
 import type { InstallRecord, RecordStore } from './store.js';
 
 export interface SyncRequest {
@@ -98,7 +99,7 @@ export function createSyncService(options: { spec: KindSpec; records: RecordStor
         if (check) continue;
         try {
           await installs.install({
-            name: entry.resolvedReference,
+            name: pinnedReference(entry.resolvedReference, entry.digest),
             source: entry.source,
             digest: entry.digest,
             scope: 'project',

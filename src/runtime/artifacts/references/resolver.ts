@@ -48,17 +48,17 @@ export interface ChainResolver {
   resolve: (reference: string, context: ResolveContext) => Promise<Fetched>;
 }
 
-/** Tries each resolver in turn; a reference none takes is a 404 (a name) or a 400 (a registry this runtime cannot reach yet). */
+/** Tries each resolver in turn; a reference none takes is a 404 (a name) or a 400 (a registry reference that names no tag). */
 export function chainResolvers(resolvers: readonly ReferenceResolver[]): ChainResolver {
   return {
     resolve: async (reference, context) => {
-      if (reference.trim() === '') throw new InvalidInputError('the reference is empty: give a git:// reference or a local build tag');
+      if (reference.trim() === '') throw new InvalidInputError('the reference is empty: give a git:// reference, an OCI reference or a local build tag');
       for (const resolver of resolvers) {
         const fetched = await resolver.resolve(reference, context);
         if (fetched !== undefined) return fetched;
       }
       const name = parseOciName(reference);
-      if (name !== undefined && name.host !== '') throw new InvalidInputError(`${reference} names the registry ${name.host}; pulling ${context.spec.kind} from OCI registries is not supported by this runtime`);
+      if (name !== undefined && name.host !== '') throw new InvalidInputError(`${reference} names the registry ${name.host} but no tag or digest; add one, as in ${reference}:1.0.0`);
       throw new NotFoundError(`no local ${context.spec.singular} build is tagged ${reference}, and it is not a git:// reference`);
     },
   };

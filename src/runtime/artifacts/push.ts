@@ -1,0 +1,47 @@
+import { DomainError, ForbiddenError, InvalidInputError, NotFoundError, NotImplementedError } from '../../core/errors.js';
+import type { KindSpec } from './kinds.js';
+import type { LayoutStore } from './layout.js';
+import type { OciClient } from './references/oci-client.js';
+import { parseOciName } from './references/oci-name.js';
+
+export interface PushRequest {
+  reference: string;
+  key?: string | undefined;
+  identity_token?: string | undefined;
+  no_sign?: boolean | undefined;
+}
+
+/** The registry could not take the push for a reason other than credentials (clarification point 15: 500). */
+export class PushFailedError extends DomainError {
+  constructor(message: string) {
+    super(message, 500);
+  }
+}
+
+export interface PushService {
+  push: (request: PushRequest) => Promise<void>;
+}
+
+/** Pushes a local build to the registry its tag names, under that same name. */
+export function createPushService(options: { spec: KindSpec; layout: LayoutStore; registry: OciClient }): PushService {
+  const { spec, layout, registry } = options;
+  return {
+    push: async ({ reference, key, identity_token, no_sign }) => {
+      const chosen = [key !== undefined, identity_token !== undefined, no_sign === true].filter(Boolean).length;
+      if (chosen !== 1) throw new InvalidInputError('give exactly one of key, identity_token or no_sign: true');
+      if (no_sign !== true) throw new NotImplementedError('signing pushed artifacts is not available yet; push with no_sign: true');
+      const name = parseOciName(reference);
+      if (name === undefined || name.digest !== '') throw new InvalidInputError(`reference "${reference}" is not a build tag of the form host/repository:tag`);
+      const found = await layout.read(reference, spec.artifactType);
+      if (found === undefined) throw new NotFoundError(`no local ${spec.singular} build is tagged ${reference}; build it with that tag first`);
+      if (name.host === '') throw new InvalidInputError(`build tag ${reference} names no registry; build with a tag such as registry.example.com/${spec.kind}/${name.repository}:${name.tag || 'latest'}`);
+      const blobs = await Promise.all([found.manifest.config, ...found.manifest.layers].map(async (descriptor) => ({ digest: descriptor.digest, data: await layout.blob(descriptor.digest) })));
+      try {
+        await registry.push(name, { blobs, manifest: await layout.blob(found.entry.digest) });
+      } catch (error) {
+        if (error instanceof DomainError && (error.status === 401 || error.status === 403)) throw new ForbiddenError(error.message);
+        throw new PushFailedError((error as Error).message);
+      }
+    },
+  };
+}

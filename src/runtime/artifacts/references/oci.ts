@@ -1,0 +1,62 @@
+import { basename } from 'node:path';
+import { Value } from '@sinclair/typebox/value';
+import { BadGatewayError, InvalidInputError } from '../../../core/errors.js';
+import { LIMITS, snapshotFolder } from '../folder.js';
+import { Manifest } from '../layout.js';
+import { unpackLayer } from '../pack.js';
+import type { OciClient } from './oci-client.js';
+import { formatOciName, parseOciName, type OciName } from './oci-name.js';
+import type { ReferenceResolver } from './resolver.js';
+
+/**
+ * A reference this resolver takes (clarification point 3 (c)): a registry host and either a digest,
+ * a tag, or a host that cannot be a catalog namespace (`localhost` or with a port).
+ */
+export function parseOciReference(reference: string): OciName | undefined {
+  if (!reference.includes('/')) return undefined;
+  const name = parseOciName(reference);
+  if (name === undefined || name.host === '') return undefined;
+  const hostOnly = name.host === 'localhost' || /:\d+$/.test(name.host);
+  return name.digest !== '' || name.tag !== '' || hostOnly ? name : undefined;
+}
+
+/** What sync reinstalls a lock entry from: the registry reference held at its manifest digest, so a moved tag changes nothing. */
+export function pinnedReference(resolvedReference: string, digest: string): string {
+  const name = parseOciReference(resolvedReference);
+  if (name === undefined || name.digest !== '' || !digest.startsWith('sha256:')) return resolvedReference;
+  return formatOciName({ ...name, digest });
+}
+
+/** Pulls one-layer skill or plugin artifacts from OCI registries, pinned at the manifest digest. */
+export function ociResolver(client: OciClient): ReferenceResolver {
+  return {
+    resolve: async (reference, { spec, scratch, version }) => {
+      const asked = parseOciReference(reference);
+      if (asked === undefined) return undefined;
+      const name = asked.tag === '' && asked.digest === '' ? { ...asked, tag: version ?? 'latest' } : asked;
+      const what = formatOciName(name);
+      const pulled = await client.manifest(name);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(pulled.bytes.toString('utf8'));
+      } catch {
+        throw new BadGatewayError(`${what}: the registry's manifest is not JSON`);
+      }
+      if (!Value.Check(Manifest, parsed)) throw new BadGatewayError(`${what}: the registry's answer is not an OCI image manifest`);
+      if (parsed.artifactType !== spec.artifactType) throw new InvalidInputError(`${what} is not a ${spec.singular} (its artifact type is ${parsed.artifactType ?? 'none'}, not ${spec.artifactType})`);
+      const layer = parsed.layers[0];
+      if (layer === undefined || parsed.layers.length !== 1) throw new InvalidInputError(`${what} must hold exactly one layer, the ${spec.singular}'s folder`);
+      if (layer.size > LIMITS.totalBytes) throw new InvalidInputError(`${what} has a ${String(layer.size)}-byte layer; at most ${String(LIMITS.totalBytes)} bytes are allowed`);
+      const dir = await unpackLayer(await client.blob(name, layer.digest, layer.size), scratch);
+      const snapshot = await snapshotFolder(dir, basename(dir));
+      const repositoryName = name.repository.split('/').at(-1) ?? '';
+      const identity = spec.identify(snapshot);
+      if (spec.validate(snapshot).blocking.length === 0 && identity.name !== repositoryName) {
+        throw new InvalidInputError(`${what} holds the ${spec.singular} ${identity.name}; its repository must end in /${identity.name}, not /${repositoryName}`);
+      }
+      // the reference keeps the tag it was asked by (the record and the lock file show it); the digest is what pins it
+      const shown = formatOciName({ ...name, digest: name.tag === '' ? pulled.digest : '' });
+      return { dir, reference: shown, digest: pulled.digest, tag: name.tag, provenance: null, unsigned: true };
+    },
+  };
+}
