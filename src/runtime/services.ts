@@ -110,6 +110,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     installedClients: async () => (await clients.discover()).filter((client) => client.installed).map((client) => client.client_type),
     clock,
     registry: createOciClient(),
+    catalog: registry,
   };
   const skills = createArtifactServices(SKILLS, artifactOptions);
   const plugins = createArtifactServices(PLUGINS, artifactOptions);

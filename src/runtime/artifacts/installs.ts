@@ -137,6 +137,10 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
         const identity = spec.identify(snapshot);
         const files = snapshot.entries.filter((entry) => entry.kind === 'file').map((entry) => ({ path: entry.path, size: entry.size }));
         return { name: identity.name, description: identity.description, license: identity.license, version: identity.version, files, text: await readFile(join(fetched.dir, spec.definingFile), 'utf8') };
+      }).catch((error: unknown) => {
+        // an ambiguous name conflicts with nothing installed when only previewing: it is a bad query (clarification point 3 (d))
+        if (error instanceof ConflictError) throw new InvalidInputError(error.message);
+        throw error;
       }),
 
     probe: (reference) =>

@@ -10,6 +10,8 @@ import { createLayoutStore } from './layout.js';
 import { skillPlacement } from './placement.js';
 import { pluginPlacement } from '../plugins/placement.js';
 import { createPushService, type PushService } from './push.js';
+import type { CatalogPackages } from '../registry/packages.js';
+import { catalogNameResolver } from './references/catalog-name.js';
 import { gitResolver } from './references/git.js';
 import { localBuildResolver } from './references/local-build.js';
 import { ociResolver } from './references/oci.js';
@@ -38,17 +40,21 @@ export interface ArtifactServiceOptions {
   clock: Clock;
   /** The OCI distribution client artifacts are pushed and pulled with. */
   registry: OciClient;
+  /** The configured registry, where catalog names are looked up. */
+  catalog: CatalogPackages;
 }
 
 export function createArtifactServices(spec: KindSpec, options: ArtifactServiceOptions): ArtifactServices {
   const layout = createLayoutStore(join(options.paths.data, 'oci'));
   const builds = createBuildService({ spec, layout });
   const records = createRecordStore(options.paths, spec.kind);
+  const git = gitResolver({ env: options.env });
+  const oci = ociResolver(options.registry);
   const installs = createInstallService({
     spec,
     records,
-    // the order of clarification point 3; catalog names come later in the chain
-    resolver: chainResolvers([gitResolver({ env: options.env }), localBuildResolver(builds), ociResolver(options.registry)]),
+    // the order of clarification point 3
+    resolver: chainResolvers([git, localBuildResolver(builds), oci, catalogNameResolver({ catalog: options.catalog, git, oci })]),
     placement: spec.kind === 'skills' ? skillPlacement(options.dirs) : pluginPlacement(options.dirs),
     installedClients: options.installedClients,
     groups: options.groups,

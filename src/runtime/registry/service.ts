@@ -7,7 +7,7 @@ import { browse, browsePackage, browseServer, findCatalogServer, indexPackages, 
 import { NotACatalogError, type Catalog } from './catalog.js';
 import { createCatalogSource } from './catalog-source.js';
 import { createJsonFetcher, type Fetch } from './fetcher.js';
-import type { Json } from './server-json.js';
+import { isObject, text, type Json } from './server-json.js';
 import type {
   BrowseQuery,
   ContainerServerEntry,
@@ -20,10 +20,11 @@ import type {
 } from './schemas.js';
 import { activeSource, createSettingsStore, type ActiveSource, type SettingsStore } from './settings.js';
 import type { RegistryLookup } from './types.js';
+import { matchPackage, versionMissing, type CatalogPackages } from './packages.js';
 
 export const DEFAULT_REGISTRY = 'default';
 
-export interface RegistryService extends RegistryLookup {
+export interface RegistryService extends RegistryLookup, CatalogPackages {
   list: () => Promise<RegistrySummary[]>;
   get: (name: string) => Promise<RegistrySummary & { registry: RegistryContent }>;
   servers: (name: string) => Promise<{ servers: ContainerServerEntry[]; remote_servers: RemoteServerEntry[] }>;
@@ -188,6 +189,18 @@ export function createRegistryService(options: RegistryServiceOptions): Registry
     browsePackage: async (kind, namespace, name) => {
       const loaded = await catalog();
       return copy(browsePackage(kind === 'skill' ? loaded.skills : loaded.plugins, kind, namespace, name));
+    },
+    findPackage: async (kind, reference, version) => {
+      const loaded = await catalog();
+      const record = matchPackage(kind === 'skill' ? loaded.skills : loaded.plugins, kind, reference);
+      if (record === undefined || version === undefined || version === 'latest' || record.version === version) return record && copy(record);
+      // the catalog keeps the latest of each name; other versions are only on a registry API
+      const from = await active();
+      if (from.type !== 'api') throw versionMissing(kind, record, version);
+      const path = [`${kind}s`, text(record.namespace), text(record.name), 'versions', version].map(encodeURIComponent).join('/');
+      const found = await fetchJson(`${from.location.replace(/\/+$/, '')}/v0.1/x/dev.toolyard/${path}`, { allowPrivateIp: from.allowPrivateIp, missingIsEmpty: true });
+      if (!isObject(found)) throw versionMissing(kind, record, version);
+      return found;
     },
   };
 }
