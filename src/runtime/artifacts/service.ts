@@ -14,6 +14,7 @@ import { gitResolver } from './references/git.js';
 import { localBuildResolver } from './references/local-build.js';
 import { ociResolver } from './references/oci.js';
 import type { OciClient } from './references/oci-client.js';
+import { withMarketplaces } from './references/marketplace.js';
 import { chainResolvers } from './references/resolver.js';
 import { createRecordStore } from './store.js';
 import { createSyncService, type SyncService } from './sync.js';
@@ -48,7 +49,7 @@ export function createArtifactServices(spec: KindSpec, options: ArtifactServiceO
     spec,
     records,
     // the order of clarification point 3; catalog names come later in the chain
-    resolver: chainResolvers([gitResolver({ env: options.env }), localBuildResolver(builds), ociResolver(options.registry)]),
+    resolver: withMarketplaces(chainResolvers([gitResolver({ env: options.env }), localBuildResolver(builds), ociResolver(options.registry)])),
     placement: spec.kind === 'skills' ? skillPlacement(options.dirs) : pluginPlacement(options.dirs),
     installedClients: options.installedClients,
     groups: options.groups,
