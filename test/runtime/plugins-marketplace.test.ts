@@ -1,4 +1,6 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +81,22 @@ describe('the local API: plugins from a marketplace', () => {
     expect([unknown.statusCode, unknown.json()]).toEqual([404, { error: `marketplace ${market} lists no plugin nope` }]);
     const relativePath = await call('POST', '/plugins', { name: 'local-kit', marketplace: 'market.json', clients: ['claude-code'] });
     expect(relativePath.statusCode).toBe(400);
+  });
+
+  it('fetches a marketplace file over http on loopback, where only sources in other repositories can be reached', async () => {
+    const listing = await readFile(join(work, 'repos', 'market', '.claude-plugin', 'marketplace.json'));
+    const server = createServer((_, response) => response.end(listing)).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const url = encodeURIComponent(`http://127.0.0.1:${(server.address() as AddressInfo).port}/marketplace.json`);
+      const remote = await call('GET', `/plugins/content?ref=remote-kit&marketplace=${url}`);
+      expect([remote.statusCode, remote.json<{ name: string }>().name]).toEqual([200, 'remote-kit']);
+      const inside = await call('GET', `/plugins/content?ref=local-kit&marketplace=${url}`);
+      expect(inside.statusCode).toBe(400);
+      expect(inside.json<{ error: string }>().error).toContain('give its git:// repository instead');
+    } finally {
+      server.close();
+    }
   });
 });
 
