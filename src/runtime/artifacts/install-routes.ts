@@ -16,8 +16,6 @@ export interface KindViews {
   installed: (record: InstallRecord) => unknown;
   details: (record: InstallRecord) => Promise<unknown>;
   content: (preview: ContentPreview) => unknown;
-  /** Checks of the install body that only this kind has; undefined when it has none. */
-  checkInstall?: (body: Record<string, unknown>) => void;
 }
 
 const NoContent = Type.Null({ description: 'done' });
@@ -31,7 +29,7 @@ export function registerInstallRoutes(app: HttpApp, deps: { spec: KindSpec; inst
   app.get(
     `${base}/content`,
     { schema: { tags, summary: `Preview a ${spec.singular} without installing it`, querystring: ContentQuerystring, response: { 200: views.schemas.content, ...upstream } } },
-    async (request) => views.content(await installs.content(request.query.ref)),
+    async (request) => views.content(await installs.content(request.query.ref, request.query.marketplace)),
   );
   app.post(
     base,
@@ -45,7 +43,6 @@ export function registerInstallRoutes(app: HttpApp, deps: { spec: KindSpec; inst
     },
     async (request, reply) => {
       const body = request.body as InstallRequest & Record<string, unknown>;
-      views.checkInstall?.(body);
       const record = await installs.install(body);
       const query = new URLSearchParams({ scope: record.scope, ...(record.project_root !== '' && { project_root: record.project_root }) });
       void reply.code(201).header('location', `${base}/${encodeURIComponent(record.name)}?${query.toString()}`);

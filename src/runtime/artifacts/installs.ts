@@ -26,6 +26,8 @@ export interface InstallRequest extends ScopeQuery {
   source?: string | undefined;
   /** The pin the content must have: a tag that moved since is not what the lock file names. */
   digest?: string | undefined;
+  /** Plugins: the marketplace `name` is looked up in. */
+  marketplace?: string | undefined;
 }
 
 export interface ListFilter {
@@ -46,7 +48,7 @@ export interface ContentPreview {
 }
 
 export interface InstallService {
-  content: (reference: string) => Promise<ContentPreview>;
+  content: (reference: string, marketplace?: string) => Promise<ContentPreview>;
   /** Resolves a reference to its pin without installing it (what an upgrade would install). */
   probe: (reference: string) => Promise<Omit<Fetched, 'dir'>>;
   install: (request: InstallRequest) => Promise<InstallRecord>;
@@ -76,11 +78,11 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
   const { spec, records, resolver, placement, groups, clock } = options;
 
   /** Fetches the reference into a scratch folder, runs `fn` on it, and removes the folder whatever happens. */
-  const withFetched = async <T>(reference: string, fn: (fetched: Fetched) => Promise<T>, version?: string): Promise<T> => {
+  const withFetched = async <T>(reference: string, fn: (fetched: Fetched) => Promise<T>, version?: string, marketplace?: string): Promise<T> => {
     await mkdir(options.scratchRoot, { recursive: true, mode: 0o700 });
     const scratch = await mkdtemp(join(options.scratchRoot, `${spec.kind}-`));
     try {
-      return await fn(await resolver.resolve(reference, { spec, scratch, version }));
+      return await fn(await resolver.resolve(reference, { spec, scratch, version, marketplace }));
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }
@@ -129,15 +131,20 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
   ];
 
   return {
-    content: (reference) =>
-      withFetched(reference, async (fetched) => {
+    content: (reference, marketplace) =>
+      withFetched(
+        reference,
+        async (fetched) => {
         const snapshot = await snapshotFolder(fetched.dir, basename(fetched.dir));
         const blocking = spec.validate(snapshot).blocking;
         if (blocking.length > 0) throw new InvalidInputError(`${reference} is not a usable ${spec.singular}: ${blocking.join('; ')}`);
         const identity = spec.identify(snapshot);
         const files = snapshot.entries.filter((entry) => entry.kind === 'file').map((entry) => ({ path: entry.path, size: entry.size }));
         return { name: identity.name, description: identity.description, license: identity.license, version: identity.version, files, text: await readFile(join(fetched.dir, spec.definingFile), 'utf8') };
-      }).catch((error: unknown) => {
+        },
+        undefined,
+        marketplace,
+      ).catch((error: unknown) => {
         // an ambiguous name conflicts with nothing installed when only previewing: it is a bad query (clarification point 3 (d))
         if (error instanceof ConflictError) throw new InvalidInputError(error.message);
         throw error;
@@ -209,7 +216,7 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
           await records.write([...others, installed]);
           return { installed, previousGroup: previous?.group ?? '' };
         });
-      }, request.version);
+      }, request.version, request.marketplace);
       const { installed: record, previousGroup } = placed;
       if (previousGroup !== '' && previousGroup !== record.group) await changeGroup(previousGroup, record.name, false);
       if (record.group !== '') await changeGroup(record.group, record.name, true);

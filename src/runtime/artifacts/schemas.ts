@@ -72,7 +72,10 @@ export const ListQuerystring = Type.Object({
   project_root: Type.Optional(Type.String()),
   group: Type.Optional(Type.String()),
 });
-export const ContentQuerystring = Type.Object({ ref: Type.String({ minLength: 1, description: 'a git:// reference, an OCI reference or a local build tag' }) });
+export const ContentQuerystring = Type.Object({
+  ref: Type.String({ minLength: 1, description: 'a git:// reference, an OCI reference or a local build tag' }),
+  marketplace: Type.Optional(Type.String({ minLength: 1, description: 'plugins: a marketplace (git:// repository, or its marketplace.json by https URL or absolute path) to look ref up in' })),
+});
 export const NameParam = Type.Object({ name: Type.String({ minLength: 1 }) });
 
 export const SyncBody = Type.Object(

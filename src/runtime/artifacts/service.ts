@@ -16,6 +16,7 @@ import { gitResolver } from './references/git.js';
 import { localBuildResolver } from './references/local-build.js';
 import { ociResolver } from './references/oci.js';
 import type { OciClient } from './references/oci-client.js';
+import { withMarketplaces } from './references/marketplace.js';
 import { chainResolvers } from './references/resolver.js';
 import { createRecordStore } from './store.js';
 import { createSyncService, type SyncService } from './sync.js';
@@ -53,8 +54,8 @@ export function createArtifactServices(spec: KindSpec, options: ArtifactServiceO
   const installs = createInstallService({
     spec,
     records,
-    // the order of clarification point 3
-    resolver: chainResolvers([git, localBuildResolver(builds), oci, catalogNameResolver({ catalog: options.catalog, git, oci })]),
+    // the order of clarification point 3; a plugin marketplace, when one is named, resolves the name instead (3 (e))
+    resolver: withMarketplaces(chainResolvers([git, localBuildResolver(builds), oci, catalogNameResolver({ catalog: options.catalog, git, oci })])),
     placement: spec.kind === 'skills' ? skillPlacement(options.dirs) : pluginPlacement(options.dirs),
     installedClients: options.installedClients,
     groups: options.groups,

@@ -1,4 +1,3 @@
-import { InvalidInputError } from '../../core/errors.js';
 import type { KindViews } from '../artifacts/install-routes.js';
 import type { InstallService } from '../artifacts/installs.js';
 import { InstalledPlugin, PluginContent, PluginDetails, PluginInstallBody, PluginInstallResponse, PluginList } from '../artifacts/schemas.js';
@@ -45,8 +44,5 @@ export function pluginViews(installs: InstallService): KindViews {
       };
     },
     content: ({ text, ...preview }) => ({ ...preview, manifest: text }),
-    checkInstall: (body) => {
-      if (body.marketplace !== undefined) throw new InvalidInputError('plugin marketplaces are not supported by this runtime yet; install the plugin by its git:// reference or a local build tag');
-    },
   };
 }

@@ -33,6 +33,8 @@ export interface ResolveContext {
   scratch: string;
   /** The version asked for, which picks among a name's versions (a local build's tag, a catalog entry). */
   version?: string | undefined;
+  /** A plugin marketplace the name is looked up in instead (point 3(e)). */
+  marketplace?: string | undefined;
 }
 
 /**
