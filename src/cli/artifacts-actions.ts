@@ -31,6 +31,7 @@ export async function install(kind: Kind, reference: string, options: Options): 
     ...(clients.length > 0 && { clients }),
     ...(text(options.expectVersion) !== undefined && { version: text(options.expectVersion) }),
     ...(text(options.group) !== undefined && { group: text(options.group) }),
+    ...(text(options.marketplace) !== undefined && { marketplace: text(options.marketplace) }),
     force: options.force === true,
     allow_unsigned: options.allowUnsigned === true,
   });

@@ -23,12 +23,13 @@ export function registerArtifactCommands(program: Command): void {
       group
         .command('install')
         .description(`install a ${verb} into each client's folder`)
-        .argument('<reference>', 'git://host/path[@ref][#folder], host[:port]/repository:tag, or a local build tag')
+        .argument('<reference>', 'git://host/path[@ref][#folder], host[:port]/repository:tag, a local build tag, or a catalog name')
         .option('--client <client>', 'a client to install for (repeatable; "all" for every one; default: those installed here)', collect, [])
         .option('--expect-version <version>', 'the version the content must have (the API’s version field)')
         .option('--group <group>', 'list it in this group')
         .option('--force', 'replace folders toolyard did not install', false)
-        .option('--allow-unsigned', 'install unsigned content over a lock entry that records a signer', false),
+        .option('--allow-unsigned', 'install unsigned content over a lock entry that records a signer', false)
+        .option('--marketplace <marketplace>', 'plugins: look the name up in this marketplace (git:// repository, path or https URL of its marketplace.json)'),
     ).action(async (reference: string, options: Record<string, unknown>) => (await actions()).install(kind, reference, options));
     scopeOptions(group.command('list').description(`list installed ${kind}`))
       .option('--client <client>', 'only those installed for this client')
