@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePlugin, writeSkill } from '../../src/runtime/artifacts/artifacts-testing.js';
@@ -66,5 +66,17 @@ describe('toolyard skill and toolyard plugin', () => {
     expect(JSON.parse((await cli('plugin', 'info', 'review-kit')).output)).toMatchObject({ unmaterialized_components: { codex: ['agents', 'commands'] } });
     const missing = await cli('plugin', 'info', 'nothing');
     expect(missing).toEqual({ code: 1, output: 'toolyard: plugin nothing is not installed in user scope\n' });
+  });
+
+  it('installs a plugin by name from a marketplace file', async () => {
+    const market = join(dir, 'market');
+    await writePlugin(join(market, 'plugins'), 'lint-kit');
+    await mkdir(join(market, '.claude-plugin'));
+    await writeFile(join(market, '.claude-plugin', 'marketplace.json'), JSON.stringify({ name: 'acme', owner: { name: 'Acme' }, plugins: [{ name: 'lint-kit', source: './plugins/lint-kit' }] }));
+    const installed = await cli('plugin', 'install', 'lint-kit', '--marketplace', join(market, '.claude-plugin', 'marketplace.json'), '--client', 'claude-code');
+    expect(installed.output).toMatch(/^installed lint-kit sha256:[0-9a-f]{64} for claude-code\n$/);
+    const unknown = await cli('plugin', 'install', 'no-such-kit', '--marketplace', join(market, '.claude-plugin', 'marketplace.json'), '--client', 'claude-code');
+    expect(unknown.code).toBe(1);
+    expect(unknown.output).toContain('no-such-kit');
   });
 });
