@@ -133,7 +133,11 @@ export function createToolUsageRecorder(options: ToolUsageRecorderOptions): Batc
 
   const batcher = createBatcher<ToolCallUsage, undefined>(async (usages) => {
     const byChain = new Map<string, ToolCallUsage[]>();
-    for (const usage of usages) byChain.set(usage.gateway_id, [...(byChain.get(usage.gateway_id) ?? []), usage]);
+    for (const usage of usages) {
+      const chain = byChain.get(usage.gateway_id);
+      if (chain) chain.push(usage);
+      else byChain.set(usage.gateway_id, [usage]);
+    }
     for (const [chainId, chain] of byChain) await appendChain(chainId, chain);
     return usages.map(() => undefined);
   }, options.maxBatch ?? 100);

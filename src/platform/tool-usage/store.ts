@@ -13,11 +13,11 @@ export interface ChainHead {
 }
 
 /** Locks the chain's head row (creating it at sequence 0 on the first append) for the rest of the transaction. */
-export async function lockHead(db: Trx, chainId: string, genesis: string, now: Date): Promise<ChainHead> {
+export async function lockHead(trx: Trx, chainId: string, genesis: string, now: Date): Promise<ChainHead> {
   const { rows } = await sql<{ head_sequence: number | string; head_hash: string }>`
     insert into tool_usage_chains (chain_id, head_sequence, head_hash, head_at, signed_sequence) values (${chainId}, 0, ${genesis}, ${now}, 0)
     on conflict (chain_id) do update set head_at = tool_usage_chains.head_at
-    returning head_sequence, head_hash`.execute(db);
+    returning head_sequence, head_hash`.execute(trx);
   const head = rows[0];
   if (!head) throw new Error(`the head of chain ${chainId} was neither inserted nor locked`);
   return { head_sequence: Number(head.head_sequence), head_hash: head.head_hash };
