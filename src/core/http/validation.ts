@@ -43,14 +43,23 @@ function numberTextProblem(text: string): string | undefined {
 /**
  * Ajv coerces any text JavaScript reads as a number: `1e309` becomes Infinity (which passes as an
  * integer), `0x10` 16, ` 5` 5 and `1.0` 1. Query and path values are checked as written instead:
- * plain decimal digits, and integers JavaScript holds exactly.
+ * plain decimal digits, and integers JavaScript holds exactly. Which properties are numeric is worked
+ * out once per schema, not on every request.
  */
-function numericTextProblem(schema: SchemaNode, data: unknown): ErrorObject | undefined {
-  if (typeof data !== 'object' || data === null) return undefined;
+function numericProperties(schema: SchemaNode): [string, 'integer' | 'number'][] {
+  const numeric: [string, 'integer' | 'number'][] = [];
   for (const [key, property] of Object.entries(schema.properties ?? {})) {
     const kind = numericKind(property) ?? numericKind(property.items);
+    if (kind !== undefined) numeric.push([key, kind]);
+  }
+  return numeric;
+}
+
+function numericTextProblem(numeric: readonly [string, 'integer' | 'number'][], data: unknown): ErrorObject | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  for (const [key, kind] of numeric) {
     const value = (data as Record<string, unknown>)[key];
-    if (kind === undefined || value === undefined) continue;
+    if (value === undefined) continue;
     for (const text of Array.isArray(value) ? value : [value]) {
       if (typeof text !== 'string') continue;
       const message = kind === 'integer' ? integerTextProblem(text) : numberTextProblem(text);
@@ -63,8 +72,9 @@ function numericTextProblem(schema: SchemaNode, data: unknown): ErrorObject | un
 /** Query and path values with their numbers checked as written, before Ajv coerces them. */
 function strictTextValidator(ajv: Ajv, schema: SchemaNode): ValidateFunction {
   const validate = ajv.compile(schema);
+  const numeric = numericProperties(schema);
   const check = (data: unknown, context?: never): boolean => {
-    const problem = numericTextProblem(schema, data);
+    const problem = numericTextProblem(numeric, data);
     check.errors = problem ? [problem] : null;
     if (problem) return false;
     const valid = validate(data, context);

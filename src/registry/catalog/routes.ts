@@ -34,7 +34,22 @@ function sendJson(reply: FastifyReply, body: Buffer): void {
 
 const COMMA = Buffer.from(',');
 
-function listBody(key: string, page: Page | EntryView[]): Buffer {
+/**
+ * List bodies by the page (or version list) they were written from: while a catalog holds, the service
+ * hands out the same page object for the same query, and its body is written once.
+ */
+function createListBodies(): (key: string, page: Page | EntryView[]) => Buffer {
+  const bodies = new WeakMap<Page | EntryView[], { key: string; body: Buffer }>();
+  return (key, page) => {
+    const known = bodies.get(page);
+    if (known?.key === key) return known.body;
+    const body = writeListBody(key, page);
+    bodies.set(page, { key, body });
+    return body;
+  };
+}
+
+function writeListBody(key: string, page: Page | EntryView[]): Buffer {
   const items = Array.isArray(page) ? page : page.items;
   const metadata = { count: items.length, ...(!Array.isArray(page) && page.nextCursor !== undefined && { nextCursor: page.nextCursor }) };
   const parts: Buffer[] = [Buffer.from(`{"${key}":[`)];
@@ -54,6 +69,7 @@ function parseSince(value: string | undefined): Date | undefined {
 }
 
 export function registerConsumerRoutes(app: HttpApp, catalog: CatalogService): void {
+  const listBody = createListBodies();
   const tags = ['consumer'];
   app.get(
     '/registry/:registryName/v0.1/servers',

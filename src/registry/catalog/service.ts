@@ -2,6 +2,7 @@ import type { Caller } from '../../core/auth/caller.js';
 import { InvalidInputError, NotFoundError } from '../../core/errors.js';
 import type { EntryType } from '../tables.js';
 import type { EntryView } from './entry-view.js';
+import { createPageMemo } from './page-memo.js';
 import { indexedPage, scanPage, type Page, type PageQuery } from './pages.js';
 import type { CatalogReadModel, RegistryDefinition, RegistryView, TypeView, VisibilityRule } from './read-model.js';
 import { indexable, matchingNames, searchedText } from './search-index.js';
@@ -46,6 +47,7 @@ export interface CatalogService {
 export function createCatalogService(options: { readModel: CatalogReadModel; access?: ConsumerAccess }): CatalogService {
   const { readModel } = options;
   const access = options.access ?? openAccess;
+  const memo = createPageMemo();
 
   function view(caller: Caller, name: string): RegistryView {
     const definition = readModel.registryDefinition(name);
@@ -76,10 +78,12 @@ export function createCatalogService(options: { readModel: CatalogReadModel; acc
       const search = query.search?.toLowerCase();
       const since = query.updatedSince?.getTime();
       const exact = query.version !== undefined && query.version !== 'latest' ? query.version : undefined;
-      return paginate(servers, list, query, search, (entry) =>
-        (search === undefined || searchedText('server', entry).includes(search)) &&
-        (exact === undefined || entry.version === exact) &&
-        (since === undefined || entry.updatedAt.getTime() >= since),
+      return memo(servers, JSON.stringify([query.cursor, query.limit, search, query.version, since]), () =>
+        paginate(servers, list, query, search, (entry) =>
+          (search === undefined || searchedText('server', entry).includes(search)) &&
+          (exact === undefined || entry.version === exact) &&
+          (since === undefined || entry.updatedAt.getTime() >= since),
+        ),
       );
     },
     listServerVersions: (caller, registry, name) => versionsOf(caller, registry, 'server', name),
@@ -88,8 +92,10 @@ export function createCatalogService(options: { readModel: CatalogReadModel; acc
       const search = query.search?.toLowerCase();
       const statuses = query.statuses && query.statuses.length > 0 ? new Set(query.statuses) : undefined;
       const packages = view(caller, registry).types[type];
-      return paginate(packages, packages.latest, query, search, (entry) =>
-        (search === undefined || searchedText(type, entry).includes(search)) && (statuses === undefined || statuses.has(entry.status)),
+      return memo(packages, JSON.stringify([query.cursor, query.limit, search, query.statuses]), () =>
+        paginate(packages, packages.latest, query, search, (entry) =>
+          (search === undefined || searchedText(type, entry).includes(search)) && (statuses === undefined || statuses.has(entry.status)),
+        ),
       );
     },
     listPackageVersions: (caller, registry, type, name) => versionsOf(caller, registry, type, name),
