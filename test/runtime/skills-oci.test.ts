@@ -124,7 +124,7 @@ function registryTests(registry: LocalRegistry): void {
       expect(await cli('skill', 'build', path, '--tag', cliReference)).toEqual({ code: 0, output: `${cliReference}\n` });
       const unsigned = await cli('skill', 'push', cliReference);
       expect(unsigned.code).not.toBe(0);
-      expect(unsigned.output).toContain('signing pushed artifacts is not available yet; pass --no-sign to push unsigned');
+      expect(unsigned.output).toContain('give --key <pem> to sign the push, or --no-sign to push unsigned');
       expect(await cli('skill', 'push', cliReference, '--no-sign')).toEqual({ code: 0, output: `pushed ${cliReference}\n` });
       expect(await (await fetch(`http://${host}/v2/skills/lint-rules/tags/list`)).json()).toEqual({ name: 'skills/lint-rules', tags: ['2.0.0'] });
       await rm(dir, { recursive: true, force: true });

@@ -14,7 +14,7 @@ describe('pushing a build when the registry refuses it', () => {
   let dir: string;
   let layout: LayoutStore;
   const refusing = (error: Error): OciClient => ({ manifest: () => Promise.reject(error), blob: () => Promise.reject(error), push: () => Promise.reject(error) });
-  const pushWith = (error: Error) => createPushService({ spec: SKILLS, layout, registry: refusing(error) }).push({ reference: TAG, no_sign: true });
+  const pushWith = (error: Error) => createPushService({ spec: SKILLS, layout, registry: refusing(error), stateDir: dir }).push({ reference: TAG, no_sign: true });
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolyard-push-'));

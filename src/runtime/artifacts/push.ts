@@ -3,12 +3,15 @@ import type { KindSpec } from './kinds.js';
 import type { LayoutStore } from './layout.js';
 import type { OciClient } from './references/oci-client.js';
 import { parseOciName } from './references/oci-name.js';
+import { checkSigningCapability } from './signing-capability.js';
 
 export interface PushRequest {
   reference: string;
   key?: string | undefined;
   identity_token?: string | undefined;
   no_sign?: boolean | undefined;
+  /** The `X-Service-Key-Signing-Capability` value; signing with `key` needs it. */
+  capability?: string | undefined;
 }
 
 /** The registry could not take the push for a reason other than credentials (clarification point 15: 500). */
@@ -23,12 +26,13 @@ export interface PushService {
 }
 
 /** Pushes a local build to the registry its tag names, under that same name. */
-export function createPushService(options: { spec: KindSpec; layout: LayoutStore; registry: OciClient }): PushService {
+export function createPushService(options: { spec: KindSpec; layout: LayoutStore; registry: OciClient; stateDir: string }): PushService {
   const { spec, layout, registry } = options;
   return {
-    push: async ({ reference, key, identity_token, no_sign }) => {
+    push: async ({ reference, key, identity_token, no_sign, capability }) => {
       const chosen = [key !== undefined, identity_token !== undefined, no_sign === true].filter(Boolean).length;
       if (chosen !== 1) throw new InvalidInputError('give exactly one of key, identity_token or no_sign: true');
+      if (key !== undefined) await checkSigningCapability(options.stateDir, capability);
       if (no_sign !== true) throw new NotImplementedError('signing pushed artifacts is not available yet; push with no_sign: true');
       const name = parseOciName(reference);
       if (name === undefined || name.digest !== '') throw new InvalidInputError(`reference "${reference}" is not a build tag of the form host/repository:tag`);
