@@ -12,6 +12,7 @@ export const EMPTY_MEDIA_TYPE = 'application/vnd.oci.empty.v1+json';
 export const REF_NAME = 'org.opencontainers.image.ref.name';
 export const TITLE = 'org.opencontainers.image.title';
 export const VERSION = 'org.opencontainers.image.version';
+export const CREATED = 'org.opencontainers.image.created';
 
 const Descriptor = Type.Object({
   mediaType: Type.String(),

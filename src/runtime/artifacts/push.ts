@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { DomainError, ForbiddenError, InvalidInputError, NotFoundError, NotImplementedError } from '../../core/errors.js';
 import type { KindSpec } from './kinds.js';
-import type { LayoutStore } from './layout.js';
+import { CREATED, type LayoutStore } from './layout.js';
 import type { OciClient } from './references/oci-client.js';
 import { parseOciName } from './references/oci-name.js';
 import { attachReferrer } from './references/oci-referrers.js';
@@ -16,8 +16,6 @@ export interface PushRequest {
   /** The `X-Service-Key-Signing-Capability` value; signing with `key` needs it. */
   capability?: string | undefined;
 }
-
-const CREATED = 'org.opencontainers.image.created';
 
 /** The registry could not take the push for a reason other than credentials (clarification point 15: 500). */
 export class PushFailedError extends DomainError {
