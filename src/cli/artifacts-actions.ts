@@ -4,6 +4,8 @@ import type { Kind } from '../runtime/artifacts/kinds.js';
 import type { Scope } from '../runtime/artifacts/store.js';
 import { pluginView, pluginViews } from '../runtime/plugins/views.js';
 import { skillView, skillViews } from '../runtime/skills/views.js';
+import { readSigningCapability, writeSigningCapability } from '../runtime/artifacts/signing-capability.js';
+import { runtimePaths } from '../runtime/paths.js';
 import { openRuntime } from './runtime-context.js';
 
 type Options = Record<string, unknown>;
@@ -77,10 +79,19 @@ export async function build(kind: Kind, path: string, options: { tag?: string })
 }
 
 export async function push(kind: Kind, reference: string, options: Options): Promise<void> {
-  // the one way of pushing this runtime has; an explicit flag keeps a later signed default from surprising anyone
-  if (options.sign !== false) throw new InvalidInputError('signing pushed artifacts is not available yet; pass --no-sign to push unsigned');
-  await services(kind).pushes.push({ reference, no_sign: true });
-  console.log(`pushed ${reference}`);
+  const key = text(options.key);
+  // pushing unsigned is asked for explicitly, so a forgotten --key never publishes unsigned content
+  if (key === undefined && options.sign !== false) throw new InvalidInputError('give --key <pem> to sign the push, or --no-sign to push unsigned');
+  if (key !== undefined && options.sign === false) throw new InvalidInputError('give either --key or --no-sign, not both');
+  if (key === undefined) {
+    await services(kind).pushes.push({ reference, no_sign: true });
+  } else {
+    // the CLI runs the runtime's library as its user: it presents the capability a running runtime wrote, or starts one
+    const state = runtimePaths(process.env).state;
+    const capability = (await readSigningCapability(state)) ?? (await writeSigningCapability(state));
+    await services(kind).pushes.push({ reference, key: resolve(key), capability });
+  }
+  console.log(`pushed ${reference}${key === undefined ? '' : ' signed'}`);
 }
 
 export async function sync(kind: Kind, options: Options): Promise<void> {

@@ -57,7 +57,8 @@ export function registerArtifactCommands(program: Command): void {
       .command('push')
       .description(`push a local ${verb} build to the OCI registry its tag names`)
       .argument('<reference>', 'the build tag, host/repository:tag')
-      .option('--no-sign', 'push without a signature (signing is not available yet)')
+      .option('--key <pem>', 'sign with this PEM ECDSA P-256 private key')
+      .option('--no-sign', 'push without a signature')
       .action(async (reference: string, options: Record<string, unknown>) => (await actions()).push(kind, reference, options));
     group
       .command('sync')

@@ -1,6 +1,7 @@
 import type { HttpApp } from '../core/http/app.js';
 import { startEnterpriseRefresh } from './enterprise/scheduler.js';
 import { createRuntimeHttpApp } from './http/app.js';
+import { writeSigningCapability } from './artifacts/signing-capability.js';
 import { RUNTIME_VERSION } from './version.js';
 import { createRuntimeServices, type RuntimeServices, type RuntimeServicesOptions } from './services.js';
 
@@ -22,6 +23,7 @@ export interface RuntimeApp extends RuntimeServices {
  */
 export async function buildRuntimeApp(options: RuntimeAppOptions): Promise<RuntimeApp> {
   const services = createRuntimeServices(options);
+  await writeSigningCapability(options.paths.state);
   const http = await createRuntimeHttpApp({
     logger: options.logger,
     version: RUNTIME_VERSION,

@@ -62,11 +62,11 @@ function registryTests(registry: LocalRegistry): void {
       expect(await manifest.json()).toMatchObject({ artifactType: 'dev.toolyard.skills.v1', layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip' }] });
     });
 
-    it('refuses a push without exactly one signing choice (400), with signing (501), of an unknown build (404) or of a tag naming no registry (400)', async () => {
+    it('refuses a push without exactly one signing choice (400), keyless (501), of an unknown build (404) or of a tag naming no registry (400)', async () => {
       const cases: [object, number, string][] = [
         [{ reference }, 400, 'give exactly one of key, identity_token or no_sign: true'],
         [{ reference, no_sign: true, identity_token: 'token' }, 400, 'give exactly one of key, identity_token or no_sign: true'],
-        [{ reference, identity_token: 'token' }, 501, 'signing pushed artifacts is not available yet; push with no_sign: true'],
+        [{ reference, identity_token: 'token' }, 501, 'keyless signing with identity_token needs a Fulcio and a Rekor, and none is configured for this runtime; sign with key or push with no_sign: true'],
         [{ reference: `${host}/skills/code-review:9.9.9`, no_sign: true }, 404, `no local skill build is tagged ${host}/skills/code-review:9.9.9; build it with that tag first`],
       ];
       await publish('POST', '/skills/build', { path: join(work, 'src', 'code-review') });
@@ -124,7 +124,7 @@ function registryTests(registry: LocalRegistry): void {
       expect(await cli('skill', 'build', path, '--tag', cliReference)).toEqual({ code: 0, output: `${cliReference}\n` });
       const unsigned = await cli('skill', 'push', cliReference);
       expect(unsigned.code).not.toBe(0);
-      expect(unsigned.output).toContain('signing pushed artifacts is not available yet; pass --no-sign to push unsigned');
+      expect(unsigned.output).toContain('give --key <pem> to sign the push, or --no-sign to push unsigned');
       expect(await cli('skill', 'push', cliReference, '--no-sign')).toEqual({ code: 0, output: `pushed ${cliReference}\n` });
       expect(await (await fetch(`http://${host}/v2/skills/lint-rules/tags/list`)).json()).toEqual({ name: 'skills/lint-rules', tags: ['2.0.0'] });
       await rm(dir, { recursive: true, force: true });

@@ -22,6 +22,8 @@ export interface InstallRequest extends ScopeQuery {
   force?: boolean | undefined;
   group?: string | undefined;
   allow_unsigned?: boolean | undefined;
+  /** Upgrades only: another signer than the lock file's was allowed. */
+  allow_signer_change?: boolean | undefined;
   /** The reference as first asked, when `name` is its pin (a sync reinstalling a lock entry). */
   source?: string | undefined;
   /** The pin the content must have: a tag that moved since is not what the lock file names. */
@@ -170,7 +172,10 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
         if (request.version !== undefined && request.version !== identity.version) {
           throw new InvalidInputError(`${request.name} is ${spec.singular} ${identity.name} version ${identity.version || '(none)'}, not ${request.version}`);
         }
-        checkTrust(identity.name, lock?.entries(spec.kind).find((entry) => entry.name === identity.name), fetched, request.allow_unsigned === true);
+        checkTrust(identity.name, lock?.entries(spec.kind).find((entry) => entry.name === identity.name), fetched, {
+          allowUnsigned: request.allow_unsigned,
+          allowSignerChange: request.allow_signer_change,
+        });
         const where = { scope, projectRoot };
         const targets = [...new Set(placement.folders(identity.name, clients, where).values())];
         const installed: InstallRecord = {
@@ -191,6 +196,7 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
           components: spec.components(snapshot),
           provenance: fetched.provenance,
           unsigned: fetched.unsigned,
+          ...(fetched.signature !== undefined && { signature: fetched.signature }),
         };
         return records.withLock(async () => {
           const all = await records.list();

@@ -6,11 +6,13 @@ import { BrokenStateFileError, readStateFile, withFileLock, writeFileAtomic } fr
 import { sha256 } from './digest.js';
 
 export const MANIFEST_MEDIA_TYPE = 'application/vnd.oci.image.manifest.v1+json';
+export const INDEX_MEDIA_TYPE = 'application/vnd.oci.image.index.v1+json';
 export const LAYER_MEDIA_TYPE = 'application/vnd.oci.image.layer.v1.tar+gzip';
-const EMPTY_MEDIA_TYPE = 'application/vnd.oci.empty.v1+json';
+export const EMPTY_MEDIA_TYPE = 'application/vnd.oci.empty.v1+json';
 export const REF_NAME = 'org.opencontainers.image.ref.name';
 export const TITLE = 'org.opencontainers.image.title';
 export const VERSION = 'org.opencontainers.image.version';
+export const CREATED = 'org.opencontainers.image.created';
 
 const Descriptor = Type.Object({
   mediaType: Type.String(),
@@ -20,8 +22,8 @@ const Descriptor = Type.Object({
   annotations: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 export type Descriptor = Static<typeof Descriptor>;
-const Index = Type.Object({ schemaVersion: Type.Literal(2), mediaType: Type.Optional(Type.String()), manifests: Type.Array(Descriptor) });
-type Index = Static<typeof Index>;
+export const Index = Type.Object({ schemaVersion: Type.Literal(2), mediaType: Type.Optional(Type.String()), manifests: Type.Array(Descriptor) });
+export type Index = Static<typeof Index>;
 export const Manifest = Type.Object({ schemaVersion: Type.Literal(2), artifactType: Type.Optional(Type.String()), layers: Type.Array(Descriptor), config: Descriptor });
 export type Manifest = Static<typeof Manifest>;
 
@@ -46,7 +48,7 @@ export interface LayoutStore {
   blob: (digest: string) => Promise<Buffer>;
 }
 
-const EMPTY_INDEX: Index = { schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json', manifests: [] };
+const EMPTY_INDEX: Index = { schemaVersion: 2, mediaType: INDEX_MEDIA_TYPE, manifests: [] };
 
 export function createLayoutStore(dir: string): LayoutStore {
   const indexPath = join(dir, 'index.json');

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../core/clock.js';
 import { BadGatewayError, UnauthenticatedError } from '../../core/errors.js';
 import { SKILLS } from './kinds.js';
 import { createLayoutStore, type LayoutStore } from './layout.js';
@@ -13,8 +14,8 @@ const TAG = 'registry.example.com/skills/code-review:1.0.0';
 describe('pushing a build when the registry refuses it', () => {
   let dir: string;
   let layout: LayoutStore;
-  const refusing = (error: Error): OciClient => ({ manifest: () => Promise.reject(error), blob: () => Promise.reject(error), push: () => Promise.reject(error) });
-  const pushWith = (error: Error) => createPushService({ spec: SKILLS, layout, registry: refusing(error) }).push({ reference: TAG, no_sign: true });
+  const refusing = (error: Error): OciClient => ({ manifest: () => Promise.reject(error), blob: () => Promise.reject(error), push: () => Promise.reject(error), referrers: () => Promise.reject(error) });
+  const pushWith = (error: Error) => createPushService({ spec: SKILLS, layout, registry: refusing(error), stateDir: dir, clock: systemClock }).push({ reference: TAG, no_sign: true });
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolyard-push-'));

@@ -1,14 +1,20 @@
+import type { Clock } from '../../core/clock.js';
 import { DomainError, ForbiddenError, InvalidInputError, NotFoundError, NotImplementedError } from '../../core/errors.js';
 import type { KindSpec } from './kinds.js';
-import type { LayoutStore } from './layout.js';
+import { CREATED, type LayoutStore } from './layout.js';
 import type { OciClient } from './references/oci-client.js';
 import { parseOciName } from './references/oci-name.js';
+import { attachReferrer } from './references/oci-referrers.js';
+import { BUNDLE_ARTIFACT_TYPE, loadSigningKey, PUBLIC_KEY_ANNOTATION, signManifest } from './signatures.js';
+import { checkSigningCapability } from './signing-capability.js';
 
 export interface PushRequest {
   reference: string;
   key?: string | undefined;
   identity_token?: string | undefined;
   no_sign?: boolean | undefined;
+  /** The `X-Service-Key-Signing-Capability` value; signing with `key` needs it. */
+  capability?: string | undefined;
 }
 
 /** The registry could not take the push for a reason other than credentials (clarification point 15: 500). */
@@ -22,22 +28,35 @@ export interface PushService {
   push: (request: PushRequest) => Promise<void>;
 }
 
-/** Pushes a local build to the registry its tag names, under that same name. */
-export function createPushService(options: { spec: KindSpec; layout: LayoutStore; registry: OciClient }): PushService {
+/** Pushes a local build to the registry its tag names, under that same name; with `key`, attaches a sigstore bundle signing it. */
+export function createPushService(options: { spec: KindSpec; layout: LayoutStore; registry: OciClient; stateDir: string; clock: Clock }): PushService {
   const { spec, layout, registry } = options;
   return {
-    push: async ({ reference, key, identity_token, no_sign }) => {
+    push: async ({ reference, key, identity_token, no_sign, capability }) => {
       const chosen = [key !== undefined, identity_token !== undefined, no_sign === true].filter(Boolean).length;
       if (chosen !== 1) throw new InvalidInputError('give exactly one of key, identity_token or no_sign: true');
-      if (no_sign !== true) throw new NotImplementedError('signing pushed artifacts is not available yet; push with no_sign: true');
+      if (key !== undefined) await checkSigningCapability(options.stateDir, capability);
+      if (identity_token !== undefined) {
+        throw new NotImplementedError('keyless signing with identity_token needs a Fulcio and a Rekor, and none is configured for this runtime; sign with key or push with no_sign: true');
+      }
+      const signingKey = key === undefined ? undefined : await loadSigningKey(key);
       const name = parseOciName(reference);
       if (name === undefined || name.digest !== '') throw new InvalidInputError(`reference "${reference}" is not a build tag of the form host/repository:tag`);
       const found = await layout.read(reference, spec.artifactType);
       if (found === undefined) throw new NotFoundError(`no local ${spec.singular} build is tagged ${reference}; build it with that tag first`);
       if (name.host === '') throw new InvalidInputError(`build tag ${reference} names no registry; build with a tag such as registry.example.com/${spec.kind}/${name.repository}:${name.tag || 'latest'}`);
       const blobs = await Promise.all([found.manifest.config, ...found.manifest.layers].map(async (descriptor) => ({ digest: descriptor.digest, data: await layout.blob(descriptor.digest) })));
+      const manifest = await layout.blob(found.entry.digest);
       try {
-        await registry.push(name, { blobs, manifest: await layout.blob(found.entry.digest) });
+        await registry.push(name, { blobs, manifest });
+        if (signingKey !== undefined) {
+          const { bundle, publicKey } = signManifest(manifest, signingKey);
+          await attachReferrer(registry, name, { digest: found.entry.digest, size: manifest.length }, {
+            artifactType: BUNDLE_ARTIFACT_TYPE,
+            data: bundle,
+            annotations: { [PUBLIC_KEY_ANNOTATION]: publicKey, [CREATED]: options.clock.now().toISOString() },
+          });
+        }
       } catch (error) {
         if (error instanceof DomainError && (error.status === 401 || error.status === 403)) throw new ForbiddenError(error.message);
         throw new PushFailedError((error as Error).message);

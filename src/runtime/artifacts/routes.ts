@@ -4,7 +4,8 @@ import { ErrorSchema } from '../../core/http/schemas.js';
 import type { BuildService } from './builds.js';
 import type { KindSpec } from './kinds.js';
 import type { PushService } from './push.js';
-import { BuildBody, BuildList, BuildResult, PushBody, TagParam, ValidateBody, ValidationResult } from './schemas.js';
+import { BuildBody, BuildList, BuildResult, PushBody, PushHeaders, TagParam, ValidateBody, ValidationResult } from './schemas.js';
+import { SIGNING_CAPABILITY_HEADER } from './signing-capability.js';
 
 const NoContent = Type.Null({ description: 'done' });
 
@@ -35,11 +36,12 @@ export function registerArtifactRoutes(app: HttpApp, { spec, builds, pushes }: A
         tags,
         summary: `Push a local ${spec.singular} build to the OCI registry its tag names`,
         body: PushBody,
+        headers: PushHeaders,
         response: { 204: NoContent, 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 500: ErrorSchema, 501: ErrorSchema },
       },
     },
     async (request, reply) => {
-      await pushes.push(request.body);
+      await pushes.push({ ...request.body, capability: request.headers[SIGNING_CAPABILITY_HEADER] });
       return reply.code(204).send(null);
     },
   );

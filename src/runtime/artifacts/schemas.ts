@@ -10,12 +10,17 @@ export const BuildBody = Type.Object(
 export const PushBody = Type.Object(
   {
     reference: Type.String({ minLength: 1, description: 'a local build tag naming its registry (host/repository:tag); pushed under that name' }),
-    key: Type.Optional(Type.String({ description: 'path of a PEM signing key (signing is not available yet)' })),
+    key: Type.Optional(Type.String({ description: 'absolute path of a PEM ECDSA P-256 private key; needs the X-Service-Key-Signing-Capability header' })),
     identity_token: Type.Optional(Type.String({ description: 'an OIDC token for keyless signing (signing is not available yet)' })),
     no_sign: Type.Optional(Type.Boolean({ description: 'push without a signature' })),
   },
   { additionalProperties: false },
 );
+export const PushHeaders = Type.Object({
+  'x-service-key-signing-capability': Type.Optional(
+    Type.String({ description: 'with key: the value the runtime wrote at start to signing-capability in its state directory' }),
+  ),
+});
 export const ValidationResult = Type.Object({ valid: Type.Boolean(), errors: Type.Array(Type.String()), warnings: Type.Array(Type.String()) });
 export const BuildResult = Type.Object({ reference: Type.String({ description: 'the tag the build is stored under' }) });
 export const BuildSummary = Type.Object({ tag: Type.String(), digest: Type.String(), name: Type.String(), version: Type.String() });

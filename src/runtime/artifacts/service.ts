@@ -62,5 +62,5 @@ export function createArtifactServices(spec: KindSpec, options: ArtifactServiceO
     scratchRoot: join(options.paths.cache, 'artifacts'),
     clock: options.clock,
   });
-  return { spec, builds, pushes: createPushService({ spec, layout, registry: options.registry }), installs, sync: createSyncService({ spec, records, installs }), upgrades: createUpgradeService({ spec, installs }) };
+  return { spec, builds, pushes: createPushService({ spec, layout, registry: options.registry, stateDir: options.paths.state, clock: options.clock }), installs, sync: createSyncService({ spec, records, installs }), upgrades: createUpgradeService({ spec, installs }) };
 }

@@ -48,6 +48,8 @@ export const InstallRecord = Type.Object({
   components: Type.Record(Type.String(), Type.Integer()),
   provenance: Type.Union([ProvenanceSchema, Type.Null()]),
   unsigned: Type.Boolean(),
+  /** The verified signature bundle, its public key and the signed manifest: sync verifies them again offline. */
+  signature: Type.Optional(Type.Object({ bundle: Type.Unknown(), public_key: Type.String(), manifest: Type.String() })),
 });
 export type InstallRecord = Static<typeof InstallRecord>;
 

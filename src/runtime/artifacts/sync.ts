@@ -6,7 +6,9 @@ import type { KindSpec } from './kinds.js';
 import { checkLockWritable, readLock, toLockEntry, updateLock, type LockEntry } from './lock.js';
 import { exists } from './place.js';
 import { pinnedReference } from './references/oci.js';
+import { SignatureInvalidError, verifyStoredSignature } from './signatures.js';
 import type { InstallRecord, RecordStore } from './store.js';
+import { recordedSigner, SignerMismatchError, UnsignedRejectedError } from './trust.js';
 
 export interface SyncRequest {
   project_root: string;
@@ -35,6 +37,9 @@ export interface SyncResult {
 
 /** The `reason` of clarification point 11 for an error met while reinstalling. */
 export function failureReason(error: unknown): string {
+  if (error instanceof SignatureInvalidError) return 'signature-invalid';
+  if (error instanceof SignerMismatchError) return 'signer-mismatch';
+  if (error instanceof UnsignedRejectedError) return 'unsigned-rejected';
   if (!(error instanceof DomainError)) return 'unknown';
   if (error.status === 401 || error.status === 403) return 'auth-required';
   if (error.status === 404) return 'digest-missing';
@@ -55,8 +60,21 @@ export interface SyncService {
 export function createSyncService(options: { spec: KindSpec; records: RecordStore; installs: InstallService }): SyncService {
   const { spec, records, installs } = options;
 
+  /** Whether the record's signer is the entry's, and its stored bundle still verifies (with nothing contacted). */
+  const isTrusted = (record: InstallRecord, entry: LockEntry): boolean => {
+    const signer = record.provenance?.signer_identity;
+    const recorded = recordedSigner(entry);
+    if (recorded !== undefined && signer !== recorded) return false;
+    if (record.signature === undefined) return signer === undefined;
+    try {
+      return verifyStoredSignature(record.signature, record.digest, record.name).signer_identity === signer;
+    } catch {
+      return false;
+    }
+  };
+
   const isCurrent = async (record: InstallRecord, entry: LockEntry): Promise<boolean> => {
-    if (record.digest !== entry.digest || record.status !== 'installed') return false;
+    if (record.digest !== entry.digest || record.status !== 'installed' || !isTrusted(record, entry)) return false;
     for (const folder of installs.foldersOf(record)) {
       if (!(await exists(folder)) || (await contentDigest(folder)) !== entry.contentDigest) return false;
     }

@@ -91,7 +91,7 @@ export function createUpgradeService(options: { spec: KindSpec; installs: Instal
         clients: request.clients ?? entry.clients,
         force: true,
         // the signer change was allowed above; an unsigned upgrade over a signed entry is such a change
-        allow_unsigned: request.allow_signer_change === true,
+        allow_signer_change: request.allow_signer_change,
       });
       return { ...found, status: 'upgraded' };
     } catch (error) {

@@ -9,6 +9,8 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 describe('the OCI distribution client against a registry that needs tokens or fails', () => {
   const routes = new Map<string, Handler>();
   const tokenRequests: string[] = [];
+  const referrerAccepts: string[] = [];
+  const referrerIndex = Buffer.from('{"schemaVersion":2,"manifests":[]}');
   let server: Server;
   let host: string;
   const manifest = Buffer.from('{"schemaVersion":2}');
@@ -45,6 +47,16 @@ describe('the OCI distribution client against a registry that needs tokens or fa
     routes.set('GET /v2/skills/lying/manifests/1.0.0', (_request, response) => response.writeHead(200, { 'docker-content-digest': sha256('other') }).end(manifest));
     routes.set(`GET /v2/skills/lying/manifests/${sha256('other')}`, (_request, response) => response.writeHead(200).end(manifest));
     routes.set(`GET /v2/skills/lying/blobs/${sha256(blob)}`, (_request, response) => response.writeHead(200).end('tampered'));
+    // a registry with the referrers API (OCI distribution 1.1): it says OCI-Subject to a manifest with a subject, and lists referrers
+    routes.set(`PUT /v2/skills/modern/manifests/${sha256(manifest)}`, (request, response) => {
+      request.resume();
+      response.writeHead(201, { 'oci-subject': sha256('subject') }).end();
+    });
+    routes.set(`GET /v2/skills/modern/referrers/${sha256('subject')}`, (request, response) => {
+      referrerAccepts.push(request.headers.accept ?? '');
+      response.writeHead(200, { 'content-type': 'application/vnd.oci.image.index.v1+json' }).end(referrerIndex);
+    });
+    routes.set(`GET /v2/skills/modern/referrers/${sha256('broken')}`, (_request, response) => response.writeHead(500).end());
   });
   afterAll(async () => {
     server.closeAllConnections();
@@ -78,5 +90,13 @@ describe('the OCI distribution client against a registry that needs tokens or fa
     expect(await failure(client.manifest(name('skills/lying:1.0.0')))).toMatchObject({ status: 502, message: expect.stringMatching(/does not have the digest it should/) as string });
     expect(await failure(client.manifest(name(`skills/lying@${sha256('other')}`)))).toMatchObject({ status: 502 });
     expect(await failure(client.blob(name('skills/lying:1.0.0'), sha256(blob), blob.length))).toMatchObject({ status: 502, message: expect.stringMatching(/does not match its digest/) as string });
+  });
+
+  it('pushes a manifest by digest and tells whether the registry indexed its subject; lists referrers, undefined where the API is missing', async () => {
+    expect(await client.push(name(`skills/modern@${sha256(manifest)}`), { blobs: [], manifest })).toEqual({ digest: sha256(manifest), subjectIndexed: true });
+    expect(await client.referrers(name('skills/modern:1.0.0'), sha256('subject'))).toEqual(referrerIndex);
+    expect(referrerAccepts).toEqual(['application/vnd.oci.image.index.v1+json']);
+    expect(await client.referrers(name('skills/old:1.0.0'), sha256('subject'))).toBeUndefined();
+    expect(await failure(client.referrers(name('skills/modern:1.0.0'), sha256('broken')))).toMatchObject({ status: 502 });
   });
 });

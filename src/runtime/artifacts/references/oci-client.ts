@@ -1,7 +1,7 @@
 import { BadGatewayError, NotFoundError, RateLimitedError, UnauthenticatedError } from '../../../core/errors.js';
 import { GatewayTimeoutError } from '../../registry/errors.js';
 import { sha256 } from '../digest.js';
-import { MANIFEST_MEDIA_TYPE } from '../layout.js';
+import { INDEX_MEDIA_TYPE, MANIFEST_MEDIA_TYPE } from '../layout.js';
 import { formatOciName, type OciName } from './oci-name.js';
 
 const METADATA_TIMEOUT_MS = 30_000;
@@ -21,14 +21,23 @@ export interface PushBlob {
   data: Buffer;
 }
 
-/** The parts of the OCI distribution API the runtime uses to push and pull one-manifest artifacts. */
+/** What the registry said to a manifest push. */
+export interface PushedManifest {
+  digest: string;
+  /** The registry answered `OCI-Subject`: it indexes the manifest's `subject` itself (the referrers API). */
+  subjectIndexed: boolean;
+}
+
+/** The parts of the OCI distribution API the runtime uses to push and pull one-manifest artifacts and their referrers. */
 export interface OciClient {
-  /** The manifest named by the tag or digest of `name`, its digest checked against what was asked and what the registry says. */
-  manifest: (name: OciName) => Promise<PulledManifest>;
+  /** The manifest (by default an image manifest) named by the tag or digest of `name`, its digest checked against what was asked and what the registry says. */
+  manifest: (name: OciName, mediaType?: string) => Promise<PulledManifest>;
   /** A blob of the repository, checked against its digest and size. */
   blob: (name: OciName, digest: string, size: number) => Promise<Buffer>;
-  /** Uploads the blobs the registry lacks, then the manifest under the name's tag; answers the manifest digest. */
-  push: (name: OciName, input: { blobs: readonly PushBlob[]; manifest: Buffer }) => Promise<string>;
+  /** Uploads the blobs the registry lacks, then the manifest under the name's digest, else its tag. */
+  push: (name: OciName, input: { blobs: readonly PushBlob[]; manifest: Buffer; mediaType?: string }) => Promise<PushedManifest>;
+  /** The referrers API's image index for a manifest digest; undefined when the registry does not serve that API (404). */
+  referrers: (name: OciName, digest: string) => Promise<Buffer | undefined>;
 }
 
 /** Plain http only for a registry on this machine: anything crossing a network speaks TLS. */
@@ -96,7 +105,7 @@ export function createOciClient(options: { metadataTimeoutMs?: number; transferT
    * when pushing) is answered once with a fresh anonymous token for the scope it names.
    */
   const authorized = async (url: string, init: RequestInit, what: string, timeoutMs: number): Promise<Response> => {
-    const repository = url.replace(/\/(?:manifests|blobs)\/.*$/, '');
+    const repository = url.replace(/\/(?:manifests|blobs|referrers)\/.*$/, '');
     const withToken = (token: string | undefined): RequestInit => (token === undefined ? init : { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` } });
     const response = await send(url, withToken(tokens.get(repository)), what, timeoutMs);
     const challenge = response.status === 401 ? parseBearerChallenge(response.headers.get('www-authenticate')) : undefined;
@@ -129,11 +138,11 @@ export function createOciClient(options: { metadataTimeoutMs?: number; transferT
   };
 
   return {
-    manifest: async (name) => {
+    manifest: async (name, mediaType = MANIFEST_MEDIA_TYPE) => {
       const what = `pulling ${formatOciName(name)}`;
       const response = await request(
         `${repositoryUrl(name)}/manifests/${name.digest !== '' ? name.digest : name.tag}`,
-        { headers: { accept: MANIFEST_MEDIA_TYPE } },
+        { headers: { accept: mediaType } },
         what,
         metadataMs,
         (status) => status === 200,
@@ -160,11 +169,26 @@ export function createOciClient(options: { metadataTimeoutMs?: number; transferT
       if (data.length !== size || sha256(data) !== digest) throw new BadGatewayError(`${what}: the blob the registry sent does not match its digest`);
       return data;
     },
-    push: async (name, { blobs, manifest }) => {
+    push: async (name, { blobs, manifest, mediaType = MANIFEST_MEDIA_TYPE }) => {
       const what = `pushing ${formatOciName(name)}`;
       for (const blob of blobs) await uploadBlob(name, blob, what);
-      await request(`${repositoryUrl(name)}/manifests/${name.tag}`, { method: 'PUT', headers: { 'content-type': MANIFEST_MEDIA_TYPE }, body: manifest }, what, transferMs, (status) => status === 201);
-      return sha256(manifest);
+      const target = name.digest !== '' ? name.digest : name.tag;
+      const response = await request(`${repositoryUrl(name)}/manifests/${target}`, { method: 'PUT', headers: { 'content-type': mediaType }, body: manifest }, what, transferMs, (status) => status === 201);
+      await response.body?.cancel();
+      return { digest: sha256(manifest), subjectIndexed: response.headers.has('oci-subject') };
+    },
+    referrers: async (name, digest) => {
+      const what = `listing what refers to ${formatOciName({ ...name, tag: '', digest })}`;
+      const response = await authorized(`${repositoryUrl(name)}/referrers/${digest}`, { headers: { accept: INDEX_MEDIA_TYPE } }, what, metadataMs);
+      if (response.status === 404) {
+        await response.body?.cancel();
+        return undefined;
+      }
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        throw statusError(response, what);
+      }
+      return body(response, what);
     },
   };
 }

@@ -2,11 +2,13 @@ import { basename } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { BadGatewayError, InvalidInputError } from '../../../core/errors.js';
 import { LIMITS, snapshotFolder } from '../folder.js';
-import { Manifest } from '../layout.js';
+import { CREATED, Manifest } from '../layout.js';
 import { unpackLayer } from '../pack.js';
-import type { OciClient } from './oci-client.js';
+import { BUNDLE_ARTIFACT_TYPE, PUBLIC_KEY_ANNOTATION, SignatureInvalidError, verifyManifestSignature, type StoredSignature } from '../signatures.js';
+import type { OciClient, PulledManifest } from './oci-client.js';
 import { formatOciName, parseOciName, type OciName } from './oci-name.js';
-import type { ReferenceResolver } from './resolver.js';
+import { findReferrers } from './oci-referrers.js';
+import type { Provenance, ReferenceResolver } from './resolver.js';
 
 /**
  * A reference this resolver takes (clarification point 3 (c)): a registry host and either a digest,
@@ -25,6 +27,26 @@ export function pinnedReference(resolvedReference: string, digest: string): stri
   const name = parseOciReference(resolvedReference);
   if (name === undefined || name.digest !== '' || !digest.startsWith('sha256:')) return resolvedReference;
   return formatOciName({ ...name, digest });
+}
+
+/**
+ * The signature of a pulled manifest: every sigstore bundle referring to it must verify (one that
+ * does not is refused, not skipped: someone attached it); the newest names the signer. Undefined when none refers to it.
+ */
+async function verifiedSignature(client: OciClient, name: OciName, pulled: PulledManifest, what: string): Promise<{ provenance: Provenance; stored: StoredSignature } | undefined> {
+  const bundles = await findReferrers(client, name, pulled.digest, BUNDLE_ARTIFACT_TYPE);
+  const verified = bundles.map((referrer) => {
+    let bundle: unknown;
+    try {
+      bundle = JSON.parse(referrer.data.toString('utf8'));
+    } catch {
+      throw new SignatureInvalidError(`${what}: a signature bundle attached to it is not JSON`);
+    }
+    const publicKey = referrer.annotations[PUBLIC_KEY_ANNOTATION] ?? '';
+    const provenance = verifyManifestSignature({ bundle, publicKey, manifest: pulled.bytes, what });
+    return { provenance, created: referrer.annotations[CREATED] ?? '', stored: { bundle, public_key: publicKey, manifest: pulled.bytes.toString('base64') } };
+  });
+  return verified.sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0)).at(-1);
 }
 
 /** Pulls one-layer skill or plugin artifacts from OCI registries, pinned at the manifest digest. */
@@ -56,7 +78,8 @@ export function ociResolver(client: OciClient): ReferenceResolver {
       }
       // the reference keeps the tag it was asked by (the record and the lock file show it); the digest is what pins it
       const shown = formatOciName({ ...name, digest: name.tag === '' ? pulled.digest : '' });
-      return { dir, reference: shown, digest: pulled.digest, tag: name.tag, provenance: null, unsigned: true };
+      const signed = await verifiedSignature(client, name, pulled, what);
+      return { dir, reference: shown, digest: pulled.digest, tag: name.tag, provenance: signed?.provenance ?? null, unsigned: signed === undefined, signature: signed?.stored };
     },
   };
 }

@@ -1,5 +1,6 @@
 import { InvalidInputError, NotFoundError } from '../../../core/errors.js';
 import type { KindSpec } from '../kinds.js';
+import type { StoredSignature } from '../signatures.js';
 import { parseOciName } from './oci-name.js';
 
 /** Who signed an artifact, as the details envelope shows it. */
@@ -25,6 +26,8 @@ export interface Fetched {
   tag: string;
   provenance: Provenance | null;
   unsigned: boolean;
+  /** The verified signature, kept so sync can verify it again offline. */
+  signature?: StoredSignature | undefined;
 }
 
 export interface ResolveContext {
