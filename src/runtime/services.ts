@@ -64,11 +64,12 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
   const store = createWorkloadStore(paths);
   const groupStore = createGroupStore(paths);
   const home = options.home ?? homedir();
-  // the logins docker and podman keep, for skill and plugin pushes and pulls
+  // the logins docker and podman keep: image pulls and skill or plugin pushes and pulls use them alike
   const credentials = createRegistryCredentials({ files: registryAuthFiles(env, home), env });
   const containers = createContainerRuntime({
     env,
     runtimeId: runtimeIdOf(paths.cache),
+    credentials,
     // the container runner is a node program of ours: run from sources, it needs the loader the runtime runs under
     ...(env.NODE_OPTIONS !== undefined && { runnerEnv: { NODE_OPTIONS: env.NODE_OPTIONS } }),
   });
