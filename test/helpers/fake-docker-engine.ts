@@ -114,13 +114,14 @@ export async function startFakeDockerEngine(options: { socketPath: string; regis
       setTimeout(() => container.child?.kill('SIGKILL'), graceSeconds * 1000).unref();
     });
 
-  /** The engine's reading of `X-Registry-Auth`: base64url (or base64) JSON; anything else is no login. */
+  /** The engines' reading of `X-Registry-Auth`: Go's padded base64url of JSON; `null` when it cannot be read. */
   const registryAuth = (header: string | string[] | undefined): unknown => {
     if (typeof header !== 'string') return undefined;
     try {
+      if (header.length % 4 !== 0 || /[+/]/.test(header)) return null;
       return JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
     } catch {
-      return undefined;
+      return null;
     }
   };
 
@@ -175,7 +176,7 @@ export async function startFakeDockerEngine(options: { socketPath: string; regis
     const path = version?.[2] ?? url.pathname;
     const body = await readJson(req);
     const auth = registryAuth(req.headers['x-registry-auth']);
-    requests.push({ method: req.method ?? '', path, query: url.searchParams, body, version: version?.[1] ?? '', ...(auth !== undefined && { registryAuth: auth }) });
+    requests.push({ method: req.method ?? '', path, query: url.searchParams, body, version: version?.[1] ?? '', ...(auth !== undefined && auth !== null && { registryAuth: auth }) });
     const method = req.method ?? '';
     if (path === '/_ping') {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'api-version': '1.41' });
@@ -183,7 +184,10 @@ export async function startFakeDockerEngine(options: { socketPath: string; regis
       return;
     }
     if (path === '/version') return json(res, 200, { Version: 'fake', ApiVersion: '1.41', MinAPIVersion: '1.12', Os: 'linux', Arch: 'amd64', Components: [{ Name: 'Engine', Version: 'fake' }] });
-    if (path === '/images/create' && method === 'POST') return pull(res, url.searchParams, auth);
+    if (path === '/images/create' && method === 'POST') {
+      if (auth === null) return json(res, 400, { message: `failed to parse "X-Registry-Auth" header for ${url.pathname}: unexpected EOF` });
+      return pull(res, url.searchParams, auth);
+    }
     const image = /^\/images\/(.+)\/json$/.exec(path);
     if (image !== null && method === 'GET') {
       const found = findImage(decodeURIComponent(image[1] ?? ''));

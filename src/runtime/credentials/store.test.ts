@@ -81,9 +81,11 @@ describe('registry logins read as docker login and podman login store them', () 
     expect(await credentials.find('nothing.example')).toBeUndefined();
   });
 
-  it('hands the engine its X-Registry-Auth as base64url JSON', () => {
+  it('hands the engine its X-Registry-Auth as padded base64url JSON', () => {
     const decode = (value: string): unknown => JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
     expect(decode(engineAuthHeader({ username: 'u', password: 'p?>' }, 'registry.example'))).toEqual({ username: 'u', password: 'p?>', serveraddress: 'registry.example' });
     expect(decode(engineAuthHeader({ identityToken: 't' }, 'https://index.docker.io/v1/'))).toEqual({ identitytoken: 't', serveraddress: 'https://index.docker.io/v1/' });
+    // Go's base64.URLEncoding, which both engines decode with, needs the padding
+    for (const password of ['p', 'pw', 'pwd']) expect(engineAuthHeader({ username: 'u', password }, 'r').length % 4).toBe(0);
   });
 });

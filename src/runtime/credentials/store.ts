@@ -105,8 +105,11 @@ export function createRegistryCredentials(options: { files: readonly string[]; e
   };
 }
 
-/** `{username,password,serveraddress}` or `{identitytoken}`, base64url: the Engine API's `X-Registry-Auth`. */
+/**
+ * `{username,password,serveraddress}` or `{identitytoken}` as the Engine API's `X-Registry-Auth`: base64url
+ * with its `=` padding, which Docker and Podman decode strictly (Node's `base64url` leaves it out).
+ */
 export function engineAuthHeader(credential: RegistryCredential, server: string): string {
   const config = 'identityToken' in credential ? { identitytoken: credential.identityToken, serveraddress: server } : { username: credential.username, password: credential.password, serveraddress: server };
-  return Buffer.from(JSON.stringify(config)).toString('base64url');
+  return Buffer.from(JSON.stringify(config)).toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
 }
