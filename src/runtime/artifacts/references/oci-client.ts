@@ -100,8 +100,8 @@ export function createOciClient(options: OciClientOptions = {}): OciClient {
   const metadataMs = options.metadataTimeoutMs ?? METADATA_TIMEOUT_MS;
   const transferMs = options.transferTimeoutMs ?? TRANSFER_TIMEOUT_MS;
   const repositoryUrl = (name: OciName): string => `${registryBase(name.host)}${name.repository}`;
-  /** Tokens by repository URL, so one pull does not ask for a token per blob. */
-  const tokens = new Map<string, string>();
+  /** Tokens by repository URL, so one pull does not ask for a token per blob; `credentialed`: a login got it. */
+  const tokens = new Map<string, { token: string; credentialed: boolean }>();
   /** Hosts that asked for Basic authentication: later requests send it at once instead of being refused first. */
   const basicHosts = new Set<string>();
 
@@ -140,6 +140,16 @@ export function createOciClient(options: OciClientOptions = {}): OciClient {
     return token;
   };
 
+  /** What last opened the repository (its token) or the host (its Basic login), to send at once. */
+  const remembered = async (url: string, repository: string): Promise<{ header: string; credentialed: boolean } | undefined> => {
+    const granted = tokens.get(repository);
+    if (granted !== undefined) return { header: `Bearer ${granted.token}`, credentialed: granted.credentialed };
+    if (!basicHosts.has(new URL(url).host)) return undefined;
+    const found = await credentialFor(url);
+    const header = found === undefined ? undefined : basic(found);
+    return header === undefined ? undefined : { header, credentialed: true };
+  };
+
   /**
    * Sends with what last opened the repository (its token, or Basic credentials for a host that asked
    * for them). A challenge (none yet, or a token for pull only when pushing) is answered once: a Bearer
@@ -147,27 +157,25 @@ export function createOciClient(options: OciClientOptions = {}): OciClient {
    */
   const authorized = async (url: string, init: RequestInit, what: string, timeoutMs: number): Promise<Sent> => {
     const repository = url.replace(/\/(?:manifests|blobs)\/.*$/, '');
-    const host = new URL(url).host;
     const withAuthorization = (value: string | undefined): RequestInit =>
       value === undefined ? init : { ...init, headers: { ...(init.headers as Record<string, string>), authorization: value } };
-    const token = tokens.get(repository);
-    const known = token !== undefined ? `Bearer ${token}` : basicHosts.has(host) ? await credentialFor(url).then((found) => (found === undefined ? undefined : basic(found))) : undefined;
-    const response = await send(url, withAuthorization(known), what, timeoutMs);
-    if (response.status !== 401) return { response, credentialed: known !== undefined };
+    const known = await remembered(url, repository);
+    const response = await send(url, withAuthorization(known?.header), what, timeoutMs);
+    if (response.status !== 401) return { response, credentialed: known?.credentialed ?? false };
     const header = response.headers.get('www-authenticate');
     const challenge = parseBearerChallenge(header);
     if (challenge !== undefined) {
       await response.body?.cancel();
       const credential = await credentialFor(url);
-      const fresh = await fetchToken(challenge, credential, what);
+      const fresh = { token: await fetchToken(challenge, credential, what), credentialed: credential !== undefined };
       tokens.set(repository, fresh);
-      return { response: await send(url, withAuthorization(`Bearer ${fresh}`), what, timeoutMs), credentialed: credential !== undefined };
+      return { response: await send(url, withAuthorization(`Bearer ${fresh.token}`), what, timeoutMs), credentialed: fresh.credentialed };
     }
     const credential = known === undefined && header !== null && /^basic\b/i.test(header) ? await credentialFor(url) : undefined;
     const login = credential === undefined ? undefined : basic(credential);
-    if (login === undefined) return { response, credentialed: known !== undefined };
+    if (login === undefined) return { response, credentialed: known?.credentialed ?? false };
     await response.body?.cancel();
-    basicHosts.add(host);
+    basicHosts.add(new URL(url).host);
     return { response: await send(url, withAuthorization(login), what, timeoutMs), credentialed: true };
   };
 
