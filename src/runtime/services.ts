@@ -5,6 +5,8 @@ import { createArtifactServices, type ArtifactServices } from './artifacts/servi
 import { createOciClient } from './artifacts/references/oci-client.js';
 import { PLUGINS, SKILLS } from './artifacts/kinds.js';
 import { clientDirs } from './clients/catalog.js';
+import { registryAuthFiles } from './credentials/files.js';
+import { createRegistryCredentials } from './credentials/store.js';
 import { createClientService, type ClientService } from './clients/service.js';
 import { runningWorkload, withClientSync } from './clients/workload-sync.js';
 import { withEnterpriseRegistry, withEnterpriseRegistrySettings, withEnterpriseWorkloads } from './enterprise/enforce.js';
@@ -61,9 +63,13 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
   const clock = options.clock ?? systemClock;
   const store = createWorkloadStore(paths);
   const groupStore = createGroupStore(paths);
+  const home = options.home ?? homedir();
+  // the logins docker and podman keep: image pulls and skill or plugin pushes and pulls use them alike
+  const credentials = createRegistryCredentials({ files: registryAuthFiles(env, home), env });
   const containers = createContainerRuntime({
     env,
     runtimeId: runtimeIdOf(paths.cache),
+    credentials,
     // the container runner is a node program of ours: run from sources, it needs the loader the runtime runs under
     ...(env.NODE_OPTIONS !== undefined && { runnerEnv: { NODE_OPTIONS: env.NODE_OPTIONS } }),
   });
@@ -93,7 +99,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
   const groups = createGroupService({ groups: groupStore, store, workloads });
   const clients = createClientService({
     paths,
-    home: options.home ?? homedir(),
+    home,
     platform: process.platform,
     xdgConfigHome: env.XDG_CONFIG_HOME,
     groups: groupStore,
@@ -105,11 +111,11 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
   const artifactOptions = {
     paths,
     env,
-    dirs: clientDirs({ home: options.home ?? homedir(), platform: process.platform, xdgConfigHome: env.XDG_CONFIG_HOME }),
+    dirs: clientDirs({ home, platform: process.platform, xdgConfigHome: env.XDG_CONFIG_HOME }),
     groups: groupStore,
     installedClients: async () => (await clients.discover()).filter((client) => client.installed).map((client) => client.client_type),
     clock,
-    registry: createOciClient(),
+    registry: createOciClient({ credentials }),
     catalog: registry,
   };
   const skills = createArtifactServices(SKILLS, artifactOptions);

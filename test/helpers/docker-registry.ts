@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import bcrypt from 'bcryptjs';
 import { freePort } from '../../src/core/net/free-port.js';
 
 const run = promisify(execFile);
@@ -16,8 +17,15 @@ export interface LocalRegistry {
 
 export type LocalRegistryStart = { registry: LocalRegistry; reason?: undefined } | { registry?: undefined; reason: string };
 
+export interface LocalRegistryOptions {
+  timeoutMs?: number;
+  /** Users and passwords the registry asks for with Basic authentication (its htpasswd backend, bcrypt only). */
+  users?: Record<string, string>;
+}
+
 /** Starts the registry, or says why it cannot run here (never throws). */
-export async function startLocalRegistry(timeoutMs = 10_000): Promise<LocalRegistryStart> {
+export async function startLocalRegistry(options: LocalRegistryOptions = {}): Promise<LocalRegistryStart> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
   try {
     await run('docker-registry', ['--version']);
   } catch {
@@ -25,7 +33,14 @@ export async function startLocalRegistry(timeoutMs = 10_000): Promise<LocalRegis
   }
   const dir = await mkdtemp(join(tmpdir(), 'toolyard-oci-registry-'));
   const host = `127.0.0.1:${String(await freePort())}`;
-  const config = ['version: 0.1', 'log:', '  level: error', 'storage:', '  filesystem:', `    rootdirectory: ${join(dir, 'data')}`, 'http:', `  addr: ${host}`, ''];
+  const config = ['version: 0.1', 'log:', '  level: error', 'storage:', '  filesystem:', `    rootdirectory: ${join(dir, 'data')}`, 'http:', `  addr: ${host}`];
+  if (options.users !== undefined) {
+    // the lowest cost bcrypt allows: these passwords guard a registry that lives for one test
+    const lines = Object.entries(options.users).map(([user, password]) => `${user}:${bcrypt.hashSync(password, 4)}`);
+    await writeFile(join(dir, 'htpasswd'), `${lines.join('\n')}\n`);
+    config.push('auth:', '  htpasswd:', '    realm: toolyard-test', `    path: ${join(dir, 'htpasswd')}`);
+  }
+  config.push('');
   await writeFile(join(dir, 'config.yml'), config.join('\n'));
   const child = spawn('docker-registry', ['serve', join(dir, 'config.yml')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
@@ -39,7 +54,9 @@ export async function startLocalRegistry(timeoutMs = 10_000): Promise<LocalRegis
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && child.exitCode === null) {
     try {
-      if ((await fetch(`http://${host}/v2/`)).ok) return { registry: { host, stop } };
+      // 401 is an answer too: the registry is up and asks for a login
+      const status = (await fetch(`http://${host}/v2/`)).status;
+      if (status === 200 || status === 401) return { registry: { host, stop } };
     } catch {
       // not listening yet
     }

@@ -20,6 +20,8 @@ export interface FakeImage {
   cmd?: string[];
   /** Pulling it fails with this message as the stream's last event, as a registry error does (Podman reports an unknown tag so too). */
   pullError?: string;
+  /** The registry holds it privately: a pull must carry this login in `X-Registry-Auth`, else it fails as Podman reports it. */
+  login?: { username: string; password: string; serveraddress: string };
 }
 
 interface Container {
@@ -37,8 +39,8 @@ interface Container {
 
 export interface FakeDockerEngine {
   socketPath: string;
-  /** Every request: method, path without the version prefix, query and JSON body. */
-  requests: { method: string; path: string; query: URLSearchParams; body: unknown; version: string }[];
+  /** Every request: method, path without the version prefix, query, JSON body and `X-Registry-Auth` decoded. */
+  requests: { method: string; path: string; query: URLSearchParams; body: unknown; version: string; registryAuth?: unknown }[];
   /** The images the engine can pull, by reference (`name:tag`); tests publish more. */
   registry: Map<string, FakeImage>;
   /** The images the engine has locally, by reference; pulled ones are added. */
@@ -112,7 +114,18 @@ export async function startFakeDockerEngine(options: { socketPath: string; regis
       setTimeout(() => container.child?.kill('SIGKILL'), graceSeconds * 1000).unref();
     });
 
-  const pull = (res: ServerResponse, query: URLSearchParams): void => {
+  /** The engines' reading of `X-Registry-Auth`: Go's padded base64url of JSON; `null` when it cannot be read. */
+  const registryAuth = (header: string | string[] | undefined): unknown => {
+    if (typeof header !== 'string') return undefined;
+    try {
+      if (header.length % 4 !== 0 || /[+/]/.test(header)) return null;
+      return JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
+    } catch {
+      return null;
+    }
+  };
+
+  const pull = (res: ServerResponse, query: URLSearchParams, auth: unknown): void => {
     const from = query.get('fromImage') ?? '';
     const tag = query.get('tag') ?? '';
     const reference = tag === '' ? from : tag.startsWith('sha256:') ? `${from}@${tag}` : `${from}:${tag}`;
@@ -128,7 +141,9 @@ export async function startFakeDockerEngine(options: { socketPath: string; regis
       { status: 'Pulling fs layer', progressDetail: {}, id: layer },
       { status: 'Downloading', progressDetail: { current: 512, total: 1024 }, progress: '[=========================>                         ]     512B/1.024kB', id: layer },
     ];
-    if (image.pullError !== undefined) events.push({ errorDetail: { message: image.pullError }, error: image.pullError });
+    const refused = image.login !== undefined && JSON.stringify(auth) !== JSON.stringify(image.login);
+    const error = refused ? `initializing source docker://${reference}: reading manifest ${tag} in ${from}: unauthorized: authentication required` : image.pullError;
+    if (error !== undefined) events.push({ errorDetail: { message: error }, error });
     else {
       events.push(
         { status: 'Pull complete', progressDetail: {}, id: layer },
@@ -160,7 +175,8 @@ export async function startFakeDockerEngine(options: { socketPath: string; regis
     const version = /^\/v(\d+\.\d+)(\/.*)$/.exec(url.pathname);
     const path = version?.[2] ?? url.pathname;
     const body = await readJson(req);
-    requests.push({ method: req.method ?? '', path, query: url.searchParams, body, version: version?.[1] ?? '' });
+    const auth = registryAuth(req.headers['x-registry-auth']);
+    requests.push({ method: req.method ?? '', path, query: url.searchParams, body, version: version?.[1] ?? '', ...(auth !== undefined && auth !== null && { registryAuth: auth }) });
     const method = req.method ?? '';
     if (path === '/_ping') {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'api-version': '1.41' });
@@ -168,7 +184,10 @@ export async function startFakeDockerEngine(options: { socketPath: string; regis
       return;
     }
     if (path === '/version') return json(res, 200, { Version: 'fake', ApiVersion: '1.41', MinAPIVersion: '1.12', Os: 'linux', Arch: 'amd64', Components: [{ Name: 'Engine', Version: 'fake' }] });
-    if (path === '/images/create' && method === 'POST') return pull(res, url.searchParams);
+    if (path === '/images/create' && method === 'POST') {
+      if (auth === null) return json(res, 400, { message: `failed to parse "X-Registry-Auth" header for ${url.pathname}: unexpected EOF` });
+      return pull(res, url.searchParams, auth);
+    }
     const image = /^\/images\/(.+)\/json$/.exec(path);
     if (image !== null && method === 'GET') {
       const found = findImage(decodeURIComponent(image[1] ?? ''));

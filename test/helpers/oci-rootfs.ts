@@ -53,13 +53,25 @@ export interface TestImages {
   node: [string, string];
 }
 
-/** Builds the images offline on the engine, as `localhost/toolyard-test/<name>:<tag>`, Podman's name for images made on the machine. */
-export async function importTestImages(podman: PodmanService): Promise<TestImages> {
+const BUSYBOX_IMAGE = 'localhost/toolyard-test/busybox:1';
+
+/** Only the busybox image of `importTestImages`, for tests that need an image and nothing to run in it. */
+export async function importBusyboxImage(podman: PodmanService): Promise<string> {
   const work = await mkdtemp(join(tmpdir(), 'toolyard-rootfs-'));
   try {
-    const busybox = 'localhost/toolyard-test/busybox:1';
     await busyboxTree(join(work, 'busybox'));
-    await importTree(podman, join(work, 'busybox'), 'CMD ["/bin/sh"]', { [busybox]: {} });
+    await importTree(podman, join(work, 'busybox'), 'CMD ["/bin/sh"]', { [BUSYBOX_IMAGE]: {} });
+    return BUSYBOX_IMAGE;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Builds the images offline on the engine, as `localhost/toolyard-test/<name>:<tag>`, Podman's name for images made on the machine. */
+export async function importTestImages(podman: PodmanService): Promise<TestImages> {
+  const busybox = await importBusyboxImage(podman);
+  const work = await mkdtemp(join(tmpdir(), 'toolyard-rootfs-'));
+  try {
     const node: [string, string] = ['localhost/toolyard-test/node:1', 'localhost/toolyard-test/node:2'];
     const nodePath = await nodeTree(join(work, 'node'));
     await importTree(podman, join(work, 'node'), `ENTRYPOINT ${JSON.stringify([nodePath])}`, { [node[0]]: { IMAGE_VERSION: '1' }, [node[1]]: { IMAGE_VERSION: '2' } });

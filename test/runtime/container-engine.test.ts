@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,8 @@ import { startFakeDockerEngine, type FakeDockerEngine } from '../helpers/fake-do
 import { engineCandidates } from '../../src/runtime/containers/endpoint.js';
 import { createEngineClient, pullParameters, type ContainerCreateBody, type EngineClient } from '../../src/runtime/containers/engine.js';
 import { createFrameDecoder, encodeFrame } from '../../src/runtime/containers/engine-streams.js';
-import { createContainerRuntime } from '../../src/runtime/containers/runtime.js';
+import { createContainerRuntime, imageRegistry } from '../../src/runtime/containers/runtime.js';
+import { createRegistryCredentials } from '../../src/runtime/credentials/store.js';
 
 /** Echoes each stdin line back on stdout and says goodbye on stderr when stdin ends. */
 const ECHO = [process.execPath, '-e', "process.stdin.on('data', (c) => process.stdout.write('echo:' + c)); process.stdin.on('end', () => { process.stderr.write('bye\\n'); process.exit(3); });"];
@@ -39,6 +40,7 @@ describe('the Docker Engine API client', () => {
         // Podman's answer to a tag the registry does not have: a 200 whose stream ends with the error
         'registry.example/gone:1': { entrypoint: ECHO, pullError: 'initializing source docker://registry.example/gone:1: reading manifest 1 in registry.example/gone: manifest unknown: manifest unknown' },
         'registry.example/private:1': { entrypoint: ECHO, pullError: 'initializing source docker://registry.example/private:1: unauthorized: authentication required' },
+        'registry.example/team/secret:1': { entrypoint: ECHO, login: { username: 'alice', password: 'pa:ss', serveraddress: 'registry.example' } },
       },
       local: { 'localhost/acme/built:1': { entrypoint: ECHO } },
     });
@@ -125,6 +127,22 @@ describe('the Docker Engine API client', () => {
     const pullsBefore = fake.requests.filter((request) => request.path === '/images/create').length;
     expect(await runtime.prepare('localhost/acme/built:1', undefined)).toMatch(/nothing to pull\nimage sha256:/);
     expect(fake.requests.filter((request) => request.path === '/images/create')).toHaveLength(pullsBefore);
+  });
+
+  it('pulls a private image with the login of docker’s config.json in X-Registry-Auth, and says to log in without one', async () => {
+    expect(imageRegistry('alpine')).toEqual({ host: 'docker.io', repository: 'library/alpine' });
+    expect(imageRegistry('acme/x:1')).toEqual({ host: 'docker.io', repository: 'acme/x' });
+    expect(imageRegistry('localhost:5000/acme/x@sha256:abc')).toEqual({ host: 'localhost:5000', repository: 'acme/x' });
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ auths: { 'registry.example': { auth: Buffer.from('alice:pa:ss').toString('base64') } } }));
+    const env = { DOCKER_HOST: `unix://${fake.socketPath}` };
+    const credentials = createRegistryCredentials({ files: [join(dir, 'config.json')], env: {} });
+    const runtime = createContainerRuntime({ env, runtimeId: 'test', credentials });
+    expect(await runtime.prepare('registry.example/team/secret:1', undefined)).toMatch(/Pull complete/);
+    expect(fake.requests.filter((request) => request.path === '/images/create').at(-1)?.registryAuth).toEqual({ username: 'alice', password: 'pa:ss', serveraddress: 'registry.example' });
+    fake.local.delete('registry.example/team/secret:1');
+    const anonymous = createContainerRuntime({ env, runtimeId: 'test' });
+    await expect(anonymous.prepare('registry.example/team/secret:1', undefined)).rejects.toMatchObject({ status: 400, message: expect.stringContaining('log in to the image') as string });
+    expect(fake.requests.filter((request) => request.path === '/images/create').at(-1)?.registryAuth).toBeUndefined();
   });
 
   it('splits frames that arrive in pieces or several to a chunk', () => {

@@ -56,6 +56,7 @@ describe('the local API: installing plugins for Claude Code and Codex', () => {
         digest: commit,
         installed_at: expect.any(String) as string,
         managed: false,
+        marketplace: '',
         metadata: { author: 'Ada', description: 'The review-kit plugin', keywords: ['review'], license: 'MIT', name: 'review-kit', version: '1.0.0' },
         project_root: '',
         reference,

@@ -1,10 +1,12 @@
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePlugin } from '../../src/runtime/artifacts/artifacts-testing.js';
+import { contentDigest } from '../../src/runtime/artifacts/digest.js';
 import { commitTree, startGitDaemon, type GitDaemon } from '../../src/runtime/artifacts/git-testing.js';
 import { entrySource, findEntry, parseMarketplace } from '../../src/runtime/plugins/marketplace.js';
 import { testRuntime, type TestRuntime } from './fixtures.js';
@@ -97,6 +99,70 @@ describe('the local API: plugins from a marketplace', () => {
     } finally {
       server.close();
     }
+  });
+
+  describe('at project scope, recorded in the lock file', () => {
+    const EMPTY = { already_current: [], drifted: [], failed: [], installed: [], missing: [], never_managed: [], pruned: [], removed_from_lock: [] };
+    const folder = (root: string) => join(root, '.claude', 'plugins', 'toolyard', 'local-kit');
+    const lockOf = async (root: string) => parse(await readFile(join(root, 'toolyard.lock.yaml'), 'utf8')) as { plugins: Record<string, unknown>[] };
+    const details = async (root: string) =>
+      (await call('GET', `/plugins/local-kit?scope=project&project_root=${encodeURIComponent(root)}`)).json<{ installed_plugin: { marketplace: string; digest: string } }>().installed_plugin;
+    let first: string;
+    let second: string;
+
+    beforeAll(async () => {
+      first = join(work, 'first');
+      second = join(work, 'second');
+      await mkdir(first);
+      await mkdir(second);
+    });
+
+    it('writes the marketplace beside the name as asked and the commit it resolved to, and shows it in details and list', async () => {
+      const response = await call('POST', '/plugins', { name: 'local-kit', marketplace: market, scope: 'project', project_root: first, clients: ['claude-code'] });
+      expect(response.statusCode, response.body).toBe(201);
+      expect(response.json()).toMatchObject({ plugin: { marketplace: market, managed: true } });
+      expect((await lockOf(first)).plugins).toEqual([
+        expect.objectContaining({ name: 'local-kit', source: 'local-kit', marketplace: market, resolvedReference: `${market}@${marketCommit}#plugins/local-kit`, digest: marketCommit, clients: ['claude-code'] }),
+      ]);
+      expect(await details(first)).toMatchObject({ marketplace: market, digest: marketCommit });
+      const listed = await call('GET', `/plugins?project_root=${encodeURIComponent(first)}`);
+      expect(listed.json()).toMatchObject({ plugins: [{ metadata: { name: 'local-kit' }, marketplace: market }] });
+    });
+
+    it('sync in a fresh project with the copied lock file restores the same files at the pinned commit', async () => {
+      await copyFile(join(first, 'toolyard.lock.yaml'), join(second, 'toolyard.lock.yaml'));
+      const synced = await call('POST', '/plugins/sync', { project_root: second });
+      expect(synced.json()).toEqual({ ...EMPTY, missing: ['local-kit'], installed: ['local-kit'] });
+      expect(await contentDigest(folder(second))).toBe(await contentDigest(folder(first)));
+      expect(await details(second)).toMatchObject({ marketplace: market, digest: marketCommit });
+      expect(await readFile(join(second, 'toolyard.lock.yaml'), 'utf8')).toBe(await readFile(join(first, 'toolyard.lock.yaml'), 'utf8'));
+    });
+
+    it('upgrade looks the name up in the marketplace again: a new commit there is upgraded, with old and new digest', async () => {
+      const next = await commitTree(join(work, 'repos', 'market'), { 'plugins/local-kit/commands/review.md': '# Review, more carefully\n' });
+      const synced = await call('POST', '/plugins/sync', { project_root: second });
+      expect(synced.json()).toEqual({ ...EMPTY, already_current: ['local-kit'] });
+      const upgraded = await call('POST', '/plugins/upgrade', { project_root: second });
+      expect(upgraded.json()).toMatchObject({
+        outcomes: [{ name: 'local-kit', status: 'upgraded', old_digest: marketCommit, new_digest: next, new_resolved_reference: `${market}@${next}#plugins/local-kit` }],
+      });
+      expect(await readFile(join(folder(second), 'commands', 'review.md'), 'utf8')).toBe('# Review, more carefully\n');
+      expect((await lockOf(second)).plugins).toEqual([expect.objectContaining({ source: 'local-kit', marketplace: market, digest: next })]);
+      expect(await details(second)).toMatchObject({ marketplace: market, digest: next });
+      expect((await call('POST', '/plugins/upgrade', { project_root: second })).json()).toMatchObject({ outcomes: [{ status: 'up-to-date' }] });
+    });
+
+    it('upgrade follows the marketplace’s renames to the entry’s moved branch in another repository', async () => {
+      const third = join(work, 'third');
+      await mkdir(third);
+      const installed = await call('POST', '/plugins', { name: 'old-remote', marketplace: market, scope: 'project', project_root: third, clients: ['claude-code'] });
+      expect(installed.statusCode, installed.body).toBe(201);
+      expect((await lockOf(third)).plugins).toEqual([expect.objectContaining({ name: 'remote-kit', source: 'old-remote', marketplace: market, digest: otherCommit })]);
+      const moved = await commitTree(join(work, 'repos', 'other'), { 'kits/remote-kit/agents/reviewer.md': '# Reviewer, renamed kit\n' });
+      expect((await call('POST', '/plugins/upgrade', { project_root: third })).json()).toMatchObject({
+        outcomes: [{ name: 'remote-kit', status: 'upgraded', old_digest: otherCommit, new_digest: moved, new_resolved_reference: `git://${daemon.host}/other@${moved}#kits/remote-kit` }],
+      });
+    });
   });
 });
 

@@ -75,6 +75,7 @@ describe('toolyard skill and toolyard plugin', () => {
     await writeFile(join(market, '.claude-plugin', 'marketplace.json'), JSON.stringify({ name: 'acme', owner: { name: 'Acme' }, plugins: [{ name: 'lint-kit', source: './plugins/lint-kit' }] }));
     const installed = await cli('plugin', 'install', 'lint-kit', '--marketplace', join(market, '.claude-plugin', 'marketplace.json'), '--client', 'claude-code');
     expect(installed.output).toMatch(/^installed lint-kit sha256:[0-9a-f]{64} for claude-code\n$/);
+    expect(JSON.parse((await cli('plugin', 'info', 'lint-kit')).output)).toMatchObject({ installed_plugin: { marketplace: join(market, '.claude-plugin', 'marketplace.json') } });
     const unknown = await cli('plugin', 'install', 'no-such-kit', '--marketplace', join(market, '.claude-plugin', 'marketplace.json'), '--client', 'claude-code');
     expect(unknown.code).toBe(1);
     expect(unknown.output).toContain('no-such-kit');

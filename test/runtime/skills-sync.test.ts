@@ -142,6 +142,9 @@ describe('the local API: the project lock file and sync of skills', () => {
     await mkdir(bad);
     await writeFile(join(bad, 'toolyard.lock.yaml'), 'version: 1\nskills: [{name: x}]\n');
     expect((await sync(bad)).json()).toEqual({ error: `${join(bad, 'toolyard.lock.yaml')}: skills[0]: source must be a non-empty string` });
+    const entry = 'name: x, source: x, resolvedReference: x, digest: x, contentDigest: x, clients: []';
+    await writeFile(join(bad, 'toolyard.lock.yaml'), `version: 1\nskills: [{${entry}, marketplace: 3}]\n`);
+    expect((await sync(bad)).json()).toEqual({ error: `${join(bad, 'toolyard.lock.yaml')}: skills[0]: marketplace must be a non-empty string` });
     await writeFile(join(bad, 'toolyard.lock.yaml'), 'version: [\n');
     expect((await sync(bad)).statusCode).toBe(400);
     await writeFile(join(bad, 'toolyard.lock.yaml'), 'version: 2\n');

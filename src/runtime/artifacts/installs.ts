@@ -30,6 +30,8 @@ export interface InstallRequest extends ScopeQuery {
   digest?: string | undefined;
   /** Plugins: the marketplace `name` is looked up in. */
   marketplace?: string | undefined;
+  /** The marketplace `source` was looked up in, when `name` is its pin: recorded, not resolved through. */
+  sourceMarketplace?: string | undefined;
 }
 
 export interface ListFilter {
@@ -51,8 +53,8 @@ export interface ContentPreview {
 
 export interface InstallService {
   content: (reference: string, marketplace?: string) => Promise<ContentPreview>;
-  /** Resolves a reference to its pin without installing it (what an upgrade would install). */
-  probe: (reference: string) => Promise<Omit<Fetched, 'dir'>>;
+  /** Resolves a reference (a plugin name, with its marketplace) to its pin without installing it (what an upgrade would install). */
+  probe: (reference: string, marketplace?: string) => Promise<Omit<Fetched, 'dir'>>;
   install: (request: InstallRequest) => Promise<InstallRecord>;
   list: (filter: ListFilter) => Promise<InstallRecord[]>;
   get: (name: string, query: ScopeQuery) => Promise<InstallRecord>;
@@ -152,8 +154,13 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
         throw error;
       }),
 
-    probe: (reference) =>
-      withFetched(reference, (fetched) => Promise.resolve({ reference: fetched.reference, digest: fetched.digest, tag: fetched.tag, provenance: fetched.provenance, unsigned: fetched.unsigned })),
+    probe: (reference, marketplace) =>
+      withFetched(
+        reference,
+        (fetched) => Promise.resolve({ reference: fetched.reference, digest: fetched.digest, tag: fetched.tag, provenance: fetched.provenance, unsigned: fetched.unsigned }),
+        undefined,
+        marketplace,
+      ),
 
     install: async (request) => {
       const { scope, projectRoot } = await checkScope(request);
@@ -178,12 +185,14 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
         });
         const where = { scope, projectRoot };
         const targets = [...new Set(placement.folders(identity.name, clients, where).values())];
+        const marketplace = request.marketplace ?? request.sourceMarketplace;
         const installed: InstallRecord = {
           name: identity.name,
           scope,
           project_root: projectRoot,
           clients,
           source: request.source ?? request.name,
+          ...(marketplace !== undefined && { marketplace }),
           reference: fetched.reference,
           digest: fetched.digest,
           tag: fetched.tag,

@@ -13,6 +13,8 @@ export interface LockEntry {
   name: string;
   version: string;
   source: string;
+  /** Plugins installed by name from a marketplace: where `source` is looked up again on upgrade. */
+  marketplace?: string;
   resolvedReference: string;
   digest: string;
   contentDigest: string;
@@ -32,6 +34,7 @@ function checkEntry(path: string, kind: Kind, entry: unknown, index: number): Lo
   for (const key of ['name', 'source', 'resolvedReference', 'digest', 'contentDigest']) {
     if (typeof entry[key] !== 'string' || entry[key] === '') throw new InvalidInputError(`${where}: ${key} must be a non-empty string`);
   }
+  if (entry.marketplace !== undefined && (typeof entry.marketplace !== 'string' || entry.marketplace === '')) throw new InvalidInputError(`${where}: marketplace must be a non-empty string`);
   const clients = entry.clients;
   if (!Array.isArray(clients) || !clients.every((client) => typeof client === 'string')) throw new InvalidInputError(`${where}: clients must be a list of client names`);
   return { ...entry, version: typeof entry.version === 'string' ? entry.version : '' } as LockEntry;
@@ -131,6 +134,7 @@ export function toLockEntry(record: InstallRecord): LockEntry {
     name: record.name,
     version: record.metadata.version,
     source: record.source,
+    ...(record.marketplace !== undefined && { marketplace: record.marketplace }),
     resolvedReference: record.reference,
     digest: record.digest,
     contentDigest: record.content_digest,

@@ -115,6 +115,7 @@ export const PluginMetadata = Type.Object({
 export const InstalledPlugin = Type.Object({
   ...Type.Omit(InstalledSkill, ['metadata']).properties,
   components: Type.Record(Type.String(), Type.Integer(), { description: 'command and agent .md files, skill folders, hook events, servers' }),
+  marketplace: Type.String({ description: 'the marketplace it was installed from by name, or empty' }),
   metadata: PluginMetadata,
   signature: Type.String({ description: 'the signer identity, or empty' }),
 });

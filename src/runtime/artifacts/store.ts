@@ -35,6 +35,8 @@ export const InstallRecord = Type.Object({
   clients: Type.Array(Type.String()),
   /** The reference as asked, never rewritten (the lock file's `source`). */
   source: Type.String(),
+  /** Plugins: the marketplace `source` was looked up in (the lock file's `marketplace`); absent otherwise. */
+  marketplace: Type.Optional(Type.String()),
   reference: Type.String(),
   digest: Type.String(),
   tag: Type.String(),

@@ -119,6 +119,7 @@ export function createSyncService(options: { spec: KindSpec; records: RecordStor
           await installs.install({
             name: pinnedReference(entry.resolvedReference, entry.digest),
             source: entry.source,
+            sourceMarketplace: entry.marketplace,
             digest: entry.digest,
             scope: 'project',
             project_root: projectRoot,

@@ -73,7 +73,8 @@ export function createUpgradeService(options: { spec: KindSpec; installs: Instal
     };
     if (pinned(entry.source)) return { ...outcome, status: 'not-upgradable' };
     try {
-      const fresh = await installs.probe(entry.source);
+      // a marketplace plugin is looked up again by name there (after renames), not at the commit it was found at
+      const fresh = await installs.probe(entry.source, entry.marketplace);
       const signer = fresh.provenance?.signer_identity ?? '';
       const recorded = recordedSigner(entry) ?? '';
       const found = { ...outcome, new_digest: fresh.digest, new_resolved_reference: fresh.reference, new_signer_identity: signer, trust_anchor_changed: signer !== recorded };
@@ -82,7 +83,8 @@ export function createUpgradeService(options: { spec: KindSpec; installs: Instal
       if (recorded !== '' && signer !== recorded && request.allow_signer_change !== true) return { ...found, status: 'signer-change-blocked' };
       if (request.preview === true || request.fail_on_changes === true) return { ...found, status: 'upgrade-available' };
       await installs.install({
-        name: fresh.reference,
+        // through the marketplace again, so a strict: false listing still supplies the plugin's manifest
+        ...(entry.marketplace === undefined ? { name: fresh.reference } : { name: entry.source, marketplace: entry.marketplace }),
         source: entry.source,
         // what was checked above is what gets installed, even if the tag moves again meanwhile
         digest: fresh.digest,

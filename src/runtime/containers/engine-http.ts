@@ -10,6 +10,8 @@ export interface EngineRequest {
   path: string;
   query?: Record<string, string>;
   body?: unknown;
+  /** Extra headers (a pull's `X-Registry-Auth`); they are never part of an error message. */
+  headers?: Record<string, string>;
   /** What was being done, for error messages: `pull ghcr.io/acme/x:1`. */
   what: string;
   /** Statuses besides 2xx that mean done (304: already started, already stopped). */
@@ -72,7 +74,7 @@ export function openRequest(socketPath: string, spec: EngineRequest, timeoutMs: 
       socketPath,
       method: spec.method,
       path: `/${API_VERSION}${spec.path}${queryString(spec.query)}`,
-      headers: { host: 'docker', ...(payload !== undefined && { 'content-type': 'application/json', 'content-length': String(payload.length) }) },
+      headers: { host: 'docker', ...spec.headers, ...(payload !== undefined && { 'content-type': 'application/json', 'content-length': String(payload.length) }) },
       timeout: timeoutMs,
     });
     req.once('response', resolve);

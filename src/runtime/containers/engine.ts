@@ -60,8 +60,11 @@ export interface EngineClient {
   readonly socketPath: string;
   ping: () => Promise<void>;
   version: () => Promise<EngineVersion>;
-  /** Pulls `image`, calling `onProgress` with each step the engine reports (layers, digest, status). */
-  pull: (image: string, onProgress: (line: string) => void) => Promise<void>;
+  /**
+   * Pulls `image`, calling `onProgress` with each step the engine reports (layers, digest, status);
+   * `registryAuth` is the `X-Registry-Auth` value for a registry that needs a login.
+   */
+  pull: (image: string, onProgress: (line: string) => void, registryAuth?: string) => Promise<void>;
   /** Undefined when the engine does not have the image. */
   inspectImage: (image: string) => Promise<ImageDetails | undefined>;
   createContainer: (name: string, body: ContainerCreateBody) => Promise<string>;
@@ -110,9 +113,10 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
   const run = <T>(spec: EngineRequest, timeoutMs = quick): Promise<T> => call<T>(socketPath, spec, timeoutMs);
   const id = encodeURIComponent;
 
-  const pull = async (image: string, onProgress: (line: string) => void): Promise<void> => {
+  const pull = async (image: string, onProgress: (line: string) => void, registryAuth?: string): Promise<void> => {
     const what = `pull ${image}`;
-    const response = await openRequest(socketPath, { method: 'POST', path: '/images/create', query: pullParameters(image), what }, unbounded);
+    const headers = registryAuth === undefined ? undefined : { 'x-registry-auth': registryAuth };
+    const response = await openRequest(socketPath, { method: 'POST', path: '/images/create', query: pullParameters(image), what, ...(headers !== undefined && { headers }) }, unbounded);
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) throw engineError(status, await readBody(response), what);
     // A pull that fails half-way still answers 200: its error is the last event of the stream.

@@ -1,6 +1,7 @@
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DomainError, InvalidInputError } from '../../core/errors.js';
+import { engineAuthHeader, serverAddress, type RegistryCredentials } from '../credentials/store.js';
 import type { PackageRuntime, ResolvedCommand, WorkloadContext } from '../packages/types.js';
 import { engineCandidates, START_AN_ENGINE } from './endpoint.js';
 import { createEngineClient, type ContainerCreateBody, type EngineClient } from './engine.js';
@@ -21,6 +22,8 @@ export interface ContainerRuntimeOptions {
   /** The runner's command; `node runner-main.js` beside this module by default. */
   runnerCommand?: { command: string; args: string[] };
   connect?: (socketPath: string) => EngineClient;
+  /** The logins of `docker login` / `podman login`, handed to the engine for the image's registry. */
+  credentials?: RegistryCredentials;
 }
 
 /**
@@ -28,6 +31,18 @@ export interface ContainerRuntimeOptions {
  * registry at https://localhost, which Podman retries for seconds before failing.
  */
 const LOCAL_ONLY = /^localhost\//;
+
+/**
+ * The registry an image reference names and its repository, as the engine reads it: the first
+ * segment is a registry when it has a dot or a port or is `localhost`, else the image is on Docker Hub.
+ */
+export function imageRegistry(image: string): { host: string; repository: string } {
+  const name = image.split('@')[0] ?? '';
+  const path = name.lastIndexOf(':') > name.lastIndexOf('/') ? name.slice(0, name.lastIndexOf(':')) : name;
+  const [first = '', ...rest] = path.split('/');
+  if (rest.length > 0 && (first.includes('.') || first.includes(':') || first === 'localhost')) return { host: first, repository: rest.join('/') };
+  return { host: 'docker.io', repository: rest.length > 0 ? path : `library/${path}` };
+}
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -65,12 +80,19 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Packag
     throw new InvalidInputError(`OCI images run in a container engine, and none answers (${tried.join('; ')}): ${START_AN_ENGINE}`);
   };
 
+  /** The `X-Registry-Auth` of the image's registry, when a login for it is stored. */
+  const registryAuth = async (image: string): Promise<string | undefined> => {
+    const { host, repository } = imageRegistry(image);
+    const credential = await options.credentials?.find(host, repository);
+    return credential === undefined ? undefined : engineAuthHeader(credential, serverAddress(host));
+  };
+
   const prepare = async (image: string): Promise<string> => {
     const engine = await locate();
     const lines: string[] = [];
     try {
       if (LOCAL_ONLY.test(image) && (await engine.inspectImage(image)) !== undefined) lines.push(`${image} was built or imported on the engine; nothing to pull`);
-      else await engine.pull(image, (line) => lines.push(line));
+      else await engine.pull(image, (line) => lines.push(line), await registryAuth(image));
     } catch (error) {
       // an image built or imported on this machine has no registry to come from
       if ((await engine.inspectImage(image)) === undefined) throw asInputError(error);

@@ -14,6 +14,7 @@ export function pluginView(record: InstallRecord): InstalledPlugin {
     digest: record.digest,
     installed_at: record.installed_at,
     managed: record.managed,
+    marketplace: record.marketplace ?? '',
     metadata: { author, description, keywords: tags, license, name, version },
     project_root: record.project_root,
     reference: record.reference,

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../digest.js';
+import type { RegistryCredential } from '../../credentials/store.js';
 import { createOciClient, parseBearerChallenge, registryBase } from './oci-client.js';
 import { parseOciName, type OciName } from './oci-name.js';
 
@@ -98,5 +99,63 @@ describe('the OCI distribution client against a registry that needs tokens or fa
     expect(referrerAccepts).toEqual(['application/vnd.oci.image.index.v1+json']);
     expect(await client.referrers(name('skills/old:1.0.0'), sha256('subject'))).toBeUndefined();
     expect(await failure(client.referrers(name('skills/modern:1.0.0'), sha256('broken')))).toMatchObject({ status: 502 });
+  });
+});
+
+describe('the OCI distribution client with stored logins and a token service', () => {
+  const password = 'pa:ss-word';
+  const seen: { method: string; authorization: string; body: string }[] = [];
+  let server: Server;
+  let host: string;
+  const manifest = Buffer.from('{"schemaVersion":2,"private":true}');
+  const name = (reference: string): OciName => parseOciName(`${host}/${reference}`) as OciName;
+  const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as { status: number; message: string });
+  const login = (found: RegistryCredential | undefined) => createOciClient({ credentials: { find: () => Promise.resolve(found) } });
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const url = new URL(request.url ?? '/', 'http://x');
+        const body = Buffer.concat(chunks).toString();
+        const authorization = request.headers.authorization ?? '';
+        if (url.pathname === '/token') {
+          seen.push({ method: request.method ?? '', authorization, body });
+          const form = new URLSearchParams(body);
+          const byPassword = authorization === `Basic ${Buffer.from(`alice:${password}`).toString('base64')}` && url.searchParams.get('scope') === 'repository:skills/private:pull';
+          const byRefresh = request.method === 'POST' && form.get('grant_type') === 'refresh_token' && form.get('refresh_token') === 'refresh-me' && form.get('scope') === 'repository:skills/private:pull';
+          if (!byPassword && !byRefresh) return response.writeHead(401).end();
+          return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(byPassword ? { token: 'for-alice' } : { access_token: 'for-refresh' }));
+        }
+        if (authorization !== 'Bearer for-alice' && authorization !== 'Bearer for-refresh') {
+          return response.writeHead(401, { 'www-authenticate': `Bearer realm="http://${host}/token",service="fake",scope="repository:skills/private:pull"` }).end();
+        }
+        response.writeHead(200, { 'docker-content-digest': sha256(manifest) }).end(manifest);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    host = `127.0.0.1:${String((server.address() as { port: number }).port)}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('exchanges a user name and password for a token with Basic authentication to the realm', async () => {
+    expect((await login({ username: 'alice', password }).manifest(name('skills/private:1.0.0'))).digest).toBe(sha256(manifest));
+    expect(seen.at(-1)).toMatchObject({ method: 'GET', authorization: `Basic ${Buffer.from(`alice:${password}`).toString('base64')}` });
+  });
+
+  it('exchanges an identity token with the OAuth2 refresh-token grant', async () => {
+    expect((await login({ identityToken: 'refresh-me' }).manifest(name('skills/private:1.0.0'))).digest).toBe(sha256(manifest));
+    expect(seen.at(-1)).toMatchObject({ method: 'POST', authorization: '' });
+  });
+
+  it('answers 401 when the token service refuses the login, saying so without the secret', async () => {
+    const refused = await failure(login({ username: 'alice', password: 'wrong-secret' }).manifest(name('skills/private:1.0.0')));
+    expect(refused).toMatchObject({ status: 401, message: `pulling ${host}/skills/private:1.0.0 (token service): the registry refused the credentials stored for ${host} (HTTP 401); log in again with docker login or podman login` });
+    expect(refused?.message).not.toContain('wrong-secret');
+    expect(await failure(login(undefined).manifest(name('skills/private:1.0.0')))).toMatchObject({ status: 401, message: expect.stringContaining(`log in with docker login ${host}`) as string });
   });
 });

@@ -1,4 +1,5 @@
 import { BadGatewayError, NotFoundError, RateLimitedError, UnauthenticatedError } from '../../../core/errors.js';
+import type { RegistryCredential, RegistryCredentials } from '../../credentials/store.js';
 import { GatewayTimeoutError } from '../../registry/errors.js';
 import { sha256 } from '../digest.js';
 import { INDEX_MEDIA_TYPE, MANIFEST_MEDIA_TYPE } from '../layout.js';
@@ -43,9 +44,19 @@ export interface OciClient {
 /** Plain http only for a registry on this machine: anything crossing a network speaks TLS. */
 export const registryBase = (host: string): string => `${LOOPBACK.test(host) ? 'http' : 'https'}://${host}/v2/`;
 
-/** Maps a registry's answer to the statuses of clarification point 15; the message names the artifact, never credentials. */
-function statusError(response: Response, what: string): Error {
-  if (response.status === 401 || response.status === 403) return new UnauthenticatedError(`${what}: the registry needs credentials (HTTP ${String(response.status)})`);
+/**
+ * Maps a registry's answer to the statuses of clarification point 15; the message names the artifact
+ * and, when credentials were sent, that they were refused, never the credentials themselves.
+ */
+function statusError(response: Response, what: string, credentialed = false): Error {
+  if (response.status === 401 || response.status === 403) {
+    const host = new URL(response.url).host;
+    return new UnauthenticatedError(
+      credentialed
+        ? `${what}: the registry refused the credentials stored for ${host} (HTTP ${String(response.status)}); log in again with docker login or podman login`
+        : `${what}: the registry needs credentials (HTTP ${String(response.status)}); log in with docker login ${host} or podman login ${host}`,
+    );
+  }
   if (response.status === 404) return new NotFoundError(`${what}: the registry has no such repository, tag or blob`);
   if (response.status === 429) return new RateLimitedError(`${what}: the registry is rate limiting; retry later`, response.headers.get('retry-after') ?? undefined);
   return new BadGatewayError(`${what}: the registry answered HTTP ${String(response.status)}`);
@@ -78,57 +89,118 @@ async function body(response: Response, what: string): Promise<Buffer> {
   }
 }
 
-export function createOciClient(options: { metadataTimeoutMs?: number; transferTimeoutMs?: number } = {}): OciClient {
+const basic = (credential: RegistryCredential): string | undefined =>
+  'username' in credential ? `Basic ${Buffer.from(`${credential.username}:${credential.password}`).toString('base64')}` : undefined;
+
+export interface OciClientOptions {
+  metadataTimeoutMs?: number;
+  transferTimeoutMs?: number;
+  /** The logins of `docker login` / `podman login`; without them, only anonymous access. */
+  credentials?: RegistryCredentials;
+}
+
+/** An answer, and whether credentials went with the request (a refusal then means they are wrong). */
+interface Sent {
+  response: Response;
+  credentialed: boolean;
+}
+
+export function createOciClient(options: OciClientOptions = {}): OciClient {
   const metadataMs = options.metadataTimeoutMs ?? METADATA_TIMEOUT_MS;
   const transferMs = options.transferTimeoutMs ?? TRANSFER_TIMEOUT_MS;
   const repositoryUrl = (name: OciName): string => `${registryBase(name.host)}${name.repository}`;
-  /** Anonymous tokens by repository URL, so one pull does not ask for a token per blob. */
-  const tokens = new Map<string, string>();
+  /** Tokens by repository URL, so one pull does not ask for a token per blob; `credentialed`: a login got it. */
+  const tokens = new Map<string, { token: string; credentialed: boolean }>();
+  /** Hosts that asked for Basic authentication: later requests send it at once instead of being refused first. */
+  const basicHosts = new Set<string>();
 
-  /** Asks the token service the registry's challenge names for an anonymous token (the distribution token flow). */
-  const fetchToken = async (challenge: Record<string, string>, what: string): Promise<string> => {
+  const credentialFor = (url: string): Promise<RegistryCredential | undefined> => {
+    const { host, pathname } = new URL(url);
+    const repository = pathname.replace(/^\/v2\//, '').replace(/\/(?:manifests|blobs|tags)\/.*$/, '');
+    return options.credentials?.find(host, repository) ?? Promise.resolve(undefined);
+  };
+
+  /**
+   * Asks the token service the registry's challenge names for a token (the distribution token flow):
+   * with a user name and password as Basic authentication, with an identity token as an OAuth2
+   * refresh-token grant, else anonymously.
+   */
+  const fetchToken = async (challenge: Record<string, string>, credential: RegistryCredential | undefined, what: string): Promise<string> => {
     const realm = URL.canParse(challenge.realm ?? '') ? new URL(challenge.realm ?? '') : undefined;
     if (realm === undefined) throw new BadGatewayError(`${what}: the registry's token service is not a URL`);
     if (realm.protocol !== 'https:' && !(realm.protocol === 'http:' && LOOPBACK.test(realm.host))) throw new BadGatewayError(`${what}: the registry's token service ${realm.origin} is not https`);
-    if (challenge.service !== undefined) realm.searchParams.set('service', challenge.service);
-    if (challenge.scope !== undefined) realm.searchParams.set('scope', challenge.scope);
-    const response = await send(realm.toString(), {}, what, metadataMs);
-    if (!response.ok) throw statusError(response, `${what} (token service)`);
+    let init: RequestInit = {};
+    if (credential !== undefined && 'identityToken' in credential) {
+      const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: credential.identityToken, client_id: 'toolyard' });
+      if (challenge.service !== undefined) form.set('service', challenge.service);
+      if (challenge.scope !== undefined) form.set('scope', challenge.scope);
+      init = { method: 'POST', body: form };
+    } else {
+      if (challenge.service !== undefined) realm.searchParams.set('service', challenge.service);
+      if (challenge.scope !== undefined) realm.searchParams.set('scope', challenge.scope);
+      const header = credential === undefined ? undefined : basic(credential);
+      if (header !== undefined) init = { headers: { authorization: header } };
+    }
+    const response = await send(realm.toString(), init, what, metadataMs);
+    if (!response.ok) throw statusError(response, `${what} (token service)`, credential !== undefined);
     const answer = (await response.json().catch(() => ({}))) as { token?: unknown; access_token?: unknown };
     const token = typeof answer.token === 'string' ? answer.token : answer.access_token;
     if (typeof token !== 'string' || token === '') throw new BadGatewayError(`${what}: the registry's token service gave no token`);
     return token;
   };
 
+  /** What last opened the repository (its token) or the host (its Basic login), to send at once. */
+  const remembered = async (url: string, repository: string): Promise<{ header: string; credentialed: boolean } | undefined> => {
+    const granted = tokens.get(repository);
+    if (granted !== undefined) return { header: `Bearer ${granted.token}`, credentialed: granted.credentialed };
+    if (!basicHosts.has(new URL(url).host)) return undefined;
+    const found = await credentialFor(url);
+    const header = found === undefined ? undefined : basic(found);
+    return header === undefined ? undefined : { header, credentialed: true };
+  };
+
   /**
-   * Sends with the token last granted for the repository; a Bearer challenge (none yet, or one for pull only
-   * when pushing) is answered once with a fresh anonymous token for the scope it names.
+   * Sends with what last opened the repository (its token, or Basic credentials for a host that asked
+   * for them). A challenge (none yet, or a token for pull only when pushing) is answered once: a Bearer
+   * one with a fresh token for the scope it names, a Basic one with the stored login.
    */
-  const authorized = async (url: string, init: RequestInit, what: string, timeoutMs: number): Promise<Response> => {
+  const authorized = async (url: string, init: RequestInit, what: string, timeoutMs: number): Promise<Sent> => {
     const repository = url.replace(/\/(?:manifests|blobs|referrers)\/.*$/, '');
-    const withToken = (token: string | undefined): RequestInit => (token === undefined ? init : { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` } });
-    const response = await send(url, withToken(tokens.get(repository)), what, timeoutMs);
-    const challenge = response.status === 401 ? parseBearerChallenge(response.headers.get('www-authenticate')) : undefined;
-    if (challenge === undefined) return response;
+    const withAuthorization = (value: string | undefined): RequestInit =>
+      value === undefined ? init : { ...init, headers: { ...(init.headers as Record<string, string>), authorization: value } };
+    const known = await remembered(url, repository);
+    const response = await send(url, withAuthorization(known?.header), what, timeoutMs);
+    if (response.status !== 401) return { response, credentialed: known?.credentialed ?? false };
+    const header = response.headers.get('www-authenticate');
+    const challenge = parseBearerChallenge(header);
+    if (challenge !== undefined) {
+      await response.body?.cancel();
+      const credential = await credentialFor(url);
+      const fresh = { token: await fetchToken(challenge, credential, what), credentialed: credential !== undefined };
+      tokens.set(repository, fresh);
+      return { response: await send(url, withAuthorization(`Bearer ${fresh.token}`), what, timeoutMs), credentialed: fresh.credentialed };
+    }
+    const credential = known === undefined && header !== null && /^basic\b/i.test(header) ? await credentialFor(url) : undefined;
+    const login = credential === undefined ? undefined : basic(credential);
+    if (login === undefined) return { response, credentialed: known?.credentialed ?? false };
     await response.body?.cancel();
-    const token = await fetchToken(challenge, what);
-    tokens.set(repository, token);
-    return send(url, withToken(token), what, timeoutMs);
+    basicHosts.add(new URL(url).host);
+    return { response: await send(url, withAuthorization(login), what, timeoutMs), credentialed: true };
   };
 
   const request = async (url: string, init: RequestInit, what: string, timeoutMs: number, ok: (status: number) => boolean): Promise<Response> => {
-    const response = await authorized(url, init, what, timeoutMs);
+    const { response, credentialed } = await authorized(url, init, what, timeoutMs);
     if (!ok(response.status)) {
       await response.body?.cancel();
-      throw statusError(response, what);
+      throw statusError(response, what, credentialed);
     }
     return response;
   };
 
   const uploadBlob = async (name: OciName, blob: PushBlob, what: string): Promise<void> => {
-    const head = await authorized(`${repositoryUrl(name)}/blobs/${blob.digest}`, { method: 'HEAD' }, what, metadataMs);
+    const { response: head, credentialed } = await authorized(`${repositoryUrl(name)}/blobs/${blob.digest}`, { method: 'HEAD' }, what, metadataMs);
     if (head.ok) return;
-    if (head.status !== 404) throw statusError(head, what);
+    if (head.status !== 404) throw statusError(head, what, credentialed);
     const started = await request(`${repositoryUrl(name)}/blobs/uploads/`, { method: 'POST' }, what, metadataMs, (status) => status === 202);
     const location = started.headers.get('location');
     if (location === null) throw new BadGatewayError(`${what}: the registry started an upload without saying where`);
@@ -179,14 +251,14 @@ export function createOciClient(options: { metadataTimeoutMs?: number; transferT
     },
     referrers: async (name, digest) => {
       const what = `listing what refers to ${formatOciName({ ...name, tag: '', digest })}`;
-      const response = await authorized(`${repositoryUrl(name)}/referrers/${digest}`, { headers: { accept: INDEX_MEDIA_TYPE } }, what, metadataMs);
+      const { response, credentialed } = await authorized(`${repositoryUrl(name)}/referrers/${digest}`, { headers: { accept: INDEX_MEDIA_TYPE } }, what, metadataMs);
       if (response.status === 404) {
         await response.body?.cancel();
         return undefined;
       }
       if (response.status !== 200) {
         await response.body?.cancel();
-        throw statusError(response, what);
+        throw statusError(response, what, credentialed);
       }
       return body(response, what);
     },
