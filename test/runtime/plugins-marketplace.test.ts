@@ -152,6 +152,20 @@ describe('the local API: plugins from a marketplace', () => {
       expect((await call('POST', '/plugins/upgrade', { project_root: second })).json()).toMatchObject({ outcomes: [{ status: 'up-to-date' }] });
     });
 
+    it('sync restores a strict: false entry in a fresh project with the manifest its marketplace lists', async () => {
+      const [listedIn, fresh] = [join(work, 'listed-in'), join(work, 'listed-fresh')];
+      await mkdir(listedIn);
+      await mkdir(fresh);
+      const installed = await call('POST', '/plugins', { name: 'bare-kit', marketplace: market, scope: 'project', project_root: listedIn, clients: ['claude-code'] });
+      expect(installed.statusCode, installed.body).toBe(201);
+      await copyFile(join(listedIn, 'toolyard.lock.yaml'), join(fresh, 'toolyard.lock.yaml'));
+      const synced = await call('POST', '/plugins/sync', { project_root: fresh });
+      expect(synced.json()).toEqual({ ...EMPTY, missing: ['bare-kit'], installed: ['bare-kit'] });
+      const bare = (root: string) => join(root, '.claude', 'plugins', 'toolyard', 'bare-kit');
+      expect(await contentDigest(bare(fresh))).toBe(await contentDigest(bare(listedIn)));
+      expect(JSON.parse(await readFile(join(bare(fresh), '.claude-plugin', 'plugin.json'), 'utf8'))).toMatchObject({ name: 'bare-kit', version: '2.0.0' });
+    });
+
     it('upgrade follows the marketplace’s renames to the entry’s moved branch in another repository', async () => {
       const third = join(work, 'third');
       await mkdir(third);

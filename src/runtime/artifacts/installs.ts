@@ -11,7 +11,7 @@ import { readLock, toLockEntry, updateLock } from './lock.js';
 import { checkTrust } from './trust.js';
 import { exists, placeFolders, removeFolders, RollbackFailedError } from './place.js';
 import type { Placement } from './placement.js';
-import type { ChainResolver, Fetched } from './references/resolver.js';
+import type { ChainResolver, Fetched, ResolveContext } from './references/resolver.js';
 import { checkScope, type ScopeQuery } from './scope.js';
 import { sameTarget, type InstallRecord, type RecordStore, type Scope } from './store.js';
 
@@ -82,11 +82,11 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
   const { spec, records, resolver, placement, groups, clock } = options;
 
   /** Fetches the reference into a scratch folder, runs `fn` on it, and removes the folder whatever happens. */
-  const withFetched = async <T>(reference: string, fn: (fetched: Fetched) => Promise<T>, version?: string, marketplace?: string): Promise<T> => {
+  const withFetched = async <T>(reference: string, fn: (fetched: Fetched) => Promise<T>, version?: string, marketplace?: string, pinnedFrom?: ResolveContext['pinnedFrom']): Promise<T> => {
     await mkdir(options.scratchRoot, { recursive: true, mode: 0o700 });
     const scratch = await mkdtemp(join(options.scratchRoot, `${spec.kind}-`));
     try {
-      return await fn(await resolver.resolve(reference, { spec, scratch, version, marketplace }));
+      return await fn(await resolver.resolve(reference, { spec, scratch, version, marketplace, pinnedFrom }));
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }
@@ -231,7 +231,7 @@ export function createInstallService(options: InstallServiceOptions): InstallSer
           await records.write([...others, installed]);
           return { installed, previousGroup: previous?.group ?? '' };
         });
-      }, request.version, request.marketplace);
+      }, request.version, request.marketplace, request.sourceMarketplace !== undefined && request.source !== undefined ? { marketplace: request.sourceMarketplace, name: request.source } : undefined);
       const { installed: record, previousGroup } = placed;
       if (previousGroup !== '' && previousGroup !== record.group) await changeGroup(previousGroup, record.name, false);
       if (record.group !== '') await changeGroup(record.group, record.name, true);

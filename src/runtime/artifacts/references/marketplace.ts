@@ -17,6 +17,11 @@ interface Loaded {
   root: { dir: string; git?: GitReference } | undefined;
 }
 
+async function writeListedManifest(dir: string, manifest: string): Promise<void> {
+  await mkdir(join(dir, dirname(MANIFEST_FILE)), { recursive: true });
+  await writeFile(join(dir, MANIFEST_FILE), manifest);
+}
+
 const missing = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'ENOENT';
 
 async function readMarketplace(path: string, where: string): Promise<Marketplace> {
@@ -74,10 +79,18 @@ export function withMarketplaces(chain: ChainResolver): ChainResolver {
     return { dir, reference: source, digest: await contentDigest(dir), tag: '', provenance: null, unsigned: true };
   };
 
+  /** A pinned tree without plugin.json gets the one its marketplace entry lists (`strict: false`), as at its first install. */
+  const withListedManifest = async (fetched: Fetched, from: { marketplace: string; name: string }, context: ResolveContext): Promise<Fetched> => {
+    if (context.spec.kind !== 'plugins' || (await stat(join(fetched.dir, MANIFEST_FILE)).catch(() => undefined)) !== undefined) return fetched;
+    const entry = findEntry((await load(from.marketplace, context)).marketplace, from.name, from.marketplace);
+    if (entry.strict === false) await writeListedManifest(fetched.dir, entryManifest(entry));
+    return fetched;
+  };
+
   return {
     resolve: async (name, context) => {
       const location = context.marketplace;
-      if (location === undefined) return chain.resolve(name, context);
+      if (location === undefined) return context.pinnedFrom === undefined ? chain.resolve(name, context) : withListedManifest(await chain.resolve(name, context), context.pinnedFrom, context);
       if (context.spec.kind !== 'plugins') throw new InvalidInputError(`marketplaces hold plugins, not ${context.spec.kind}`);
       const loaded = await load(location, context);
       const entry = findEntry(loaded.marketplace, name, location);
@@ -85,10 +98,7 @@ export function withMarketplaces(chain: ChainResolver): ChainResolver {
       const scratch = join(context.scratch, 'plugin');
       await mkdir(scratch, { recursive: true });
       const fetched = 'relative' in source ? await inside(loaded, source.relative, location, scratch) : await chain.resolve(source.reference, { ...context, scratch });
-      if (entry.strict === false) {
-        await mkdir(join(fetched.dir, dirname(MANIFEST_FILE)), { recursive: true });
-        await writeFile(join(fetched.dir, MANIFEST_FILE), entryManifest(entry));
-      }
+      if (entry.strict === false) await writeListedManifest(fetched.dir, entryManifest(entry));
       return fetched;
     },
   };

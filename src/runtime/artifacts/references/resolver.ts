@@ -38,6 +38,11 @@ export interface ResolveContext {
   version?: string | undefined;
   /** A plugin marketplace the name is looked up in instead (point 3(e)). */
   marketplace?: string | undefined;
+  /**
+   * A pin (a lock entry's) that was first looked up by `name` in `marketplace`: a `strict: false` entry's
+   * plugin.json lives in the marketplace, not in the pinned tree.
+   */
+  pinnedFrom?: { marketplace: string; name: string } | undefined;
 }
 
 /**
