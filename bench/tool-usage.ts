@@ -90,6 +90,7 @@ async function seed(app: PlatformApp, now: Date): Promise<number> {
     select chain_id, w, ${bucket('w')}, environment, connector_id, g->>'id', max(g->>'name'), count(*)
     from tool_usage_records, jsonb_array_elements(usage->'groups') as g, (values (60), (900), (3600), (86400)) as widths (w) group by 1, 2, 3, 4, 5, 6`.execute(db);
   await sql`insert into tool_usage_chains (chain_id, head_sequence, head_hash, head_at, signed_sequence) values ('default', ${RECORDS}, ${'0'.repeat(64)}, ${now}, ${RECORDS})`.execute(db);
+  await sql`insert into tool_usage_folds (chain_id, folded_sequence) values ('default', ${RECORDS})`.execute(db);
   // as autovacuum would have by then: the visibility map lets the roll-ups be read from their indexes alone
   await sql`vacuum analyze`.execute(db);
   return Number(((performance.now() - began) / 1000).toFixed(1));

@@ -75,8 +75,11 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
       provider.mint({ sub: 'alice', claims: { preferred_username: 'alice' } }),
       provider.mint({ sub: 'bob', claims: { preferred_username: 'bob' } }),
     ]);
-    // many calls at once: they are group-committed, in one chain without gaps
-    await Promise.all(records.map((usage) => platform.features.toolUsage.record(usage)));
+    // many calls at once: they are group-committed, in one chain without gaps; half of them are folded into the
+    // roll-ups before the other half is written, so that the reads count from both
+    await Promise.all(records.slice(0, 150).map((usage) => platform.features.toolUsage.record(usage)));
+    await platform.features.toolUsage.folds.runOnce();
+    await Promise.all(records.slice(150).map((usage) => platform.features.toolUsage.record(usage)));
   });
   afterAll(async () => {
     await platform.dispose();
@@ -210,6 +213,23 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect(body.group_series.map((series) => series.group.name)).toEqual(['engineering', 'platform', 'support']);
     const unknown = await get<ConnectorUsage>(`/v1/tool-usage/connectors/${randomUUID()}?gateway_id=default`);
     expect(unknown.body).toMatchObject({ connector_name: null, group_series: [], tool_call_count: 0 });
+  });
+
+  it('folds each record into the roll-ups once, the figures the same before and after', async () => {
+    const [connector] = CONNECTORS;
+    const window = 'start=2026-11-19T07:13:42.517Z&end=2026-11-24T18:01:09.003Z';
+    const urls = [
+      '/v1/tool-usage/summary?gateway_id=default',
+      `/v1/tool-usage/timeseries?gateway_id=default&${window}&dimension=connector`,
+      `/v1/tool-usage/top-tools?gateway_id=default&limit=1000&${window}`,
+      `/v1/tool-usage/connectors/${connector?.id}?gateway_id=default&${window}`,
+    ];
+    const read = () => Promise.all(urls.map(async (url) => (await get<unknown>(url)).body));
+    const before = await read();
+    await platform.features.toolUsage.folds.runOnce();
+    expect(await platform.features.toolUsage.folds.runOnce()).toBe(0);
+    expect(await read()).toEqual(before);
+    expect(before[0]).toEqual({ active_user_count: USERS.length, tool_call_count: 300 });
   });
 
   it("gives a user's calls per connector and tool; an unknown user has none", async () => {

@@ -3,7 +3,10 @@
  * run together in the next one. Without `lingerMs` a call at low load runs alone at once (no timer), and a
  * batch never waits for more work than is already queued: what admission needs, on the request's path.
  * Work off the path (settlement) lingers `lingerMs` before a batch starts, so that batches grow with the
- * load instead of staying at one call each. A failed batch rejects every call in it.
+ * load instead of staying at one call each. `lingerMs: 'turn'` waits out turns of the event loop (setImmediate) as
+ * long as each adds calls, and no longer: on the embedded engine a statement runs on this thread, so without it
+ * the first call of a turn would start its batch before the requests already read reach the queue. A failed
+ * batch rejects every call in it.
  */
 
 /** How long settlements gather before their batch is written: a settlement never holds up a response. */
@@ -19,15 +22,22 @@ interface Pending<T, R> {
   reject(error: unknown): void;
 }
 
-export function createBatcher<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch: number, lingerMs = 0): Batcher<T, R> {
+export function createBatcher<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch: number, lingerMs: number | 'turn' = 0): Batcher<T, R> {
   let queue: Pending<T, R>[] = [];
   let running = false;
 
-  const linger = () => new Promise((resolve) => setTimeout(resolve, lingerMs));
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  const linger = async () => {
+    if (lingerMs !== 'turn') return new Promise((resolve) => setTimeout(resolve, lingerMs));
+    for (let size = -1; size < queue.length && queue.length < maxBatch; ) {
+      size = queue.length;
+      await nextTurn();
+    }
+  };
   const drain = async () => {
     running = true;
     while (queue.length > 0) {
-      if (lingerMs > 0 && queue.length < maxBatch) await linger();
+      if (lingerMs !== 0 && queue.length < maxBatch) await linger();
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(batch.length);
       try {

@@ -1,8 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { ConnectorRow } from '../connectors/store.js';
 import type { UpstreamTransports } from '../connectors/mcp-transport.js';
+import { forwardRequest } from './forward.js';
 
 /** An upstream tool exactly as its server listed it (the gateway passes it on unchanged). */
 export interface UpstreamTool {
@@ -161,6 +163,16 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       return tools;
     });
 
+  let forwarded = 0;
+  /** A call over a Streamable HTTP session is forwarded on it without the SDK client (its ids never meet the client's numbers). */
+  const callOn = (client: Client, connector: ConnectorRow, headers: Record<string, string>, params: Record<string, unknown>): Promise<UpstreamResult> => {
+    const { transport } = client;
+    if (!(transport instanceof StreamableHTTPClientTransport)) return client.request({ method: 'tools/call', params }, ResultSchema, { timeout: callTimeoutMs, maxTotalTimeout: callTimeoutMs });
+    forwarded += 1;
+    const session = { endpoint: connector.endpoint, headers, sessionId: transport.sessionId, protocolVersion: transport.protocolVersion, dispatcher: transports.dispatcher(connector.allow_private_ips) };
+    return forwardRequest(session, `toolyard-${String(forwarded)}`, 'tools/call', params, callTimeoutMs);
+  };
+
   return {
     async listTools(connector, headers) {
       try {
@@ -173,7 +185,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       }
     },
     callTool(connector, headers, params) {
-      return run(connector, headers, (client) => client.request({ method: 'tools/call', params }, ResultSchema, { timeout: callTimeoutMs, maxTotalTimeout: callTimeoutMs }) as Promise<UpstreamResult>);
+      return run(connector, headers, (client) => callOn(client, connector, headers, params));
     },
     retire(current) {
       for (const [key, entry] of pool) {

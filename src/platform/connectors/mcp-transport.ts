@@ -1,7 +1,7 @@
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { createGuardedLookup } from '../../core/net/address-guard.js';
 
 /** Where and how to reach a connector's MCP server. */
@@ -14,7 +14,11 @@ export interface UpstreamTarget {
 }
 
 /** Makes the SDK client transport of a target; every dial is guarded unless the connector allows private addresses. */
-export type UpstreamTransports = (target: UpstreamTarget) => Transport;
+export interface UpstreamTransports {
+  (target: UpstreamTarget): Transport;
+  /** Where requests made without the SDK go (the connector gateway's forwarded calls), guarded alike; undefined for the default. */
+  dispatcher(allowPrivateIps: boolean): Dispatcher | undefined;
+}
 
 /**
  * The one way the platform reaches connectors (the endpoint check and the connector gateway): the
@@ -24,7 +28,7 @@ export type UpstreamTransports = (target: UpstreamTarget) => Transport;
 export function createUpstreamTransports(): UpstreamTransports {
   const guarded = new Agent({ connect: { lookup: createGuardedLookup({ describe: (host, address) => `${host} resolves to the private address ${address} (the connector does not allow private addresses)` }) } });
   const guardedFetch = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...init, dispatcher: guarded } as Parameters<typeof undiciFetch>[1])) as unknown as typeof fetch;
-  return (target) => {
+  const transports = (target: UpstreamTarget): Transport => {
     const url = new URL(target.endpoint);
     const settings = { requestInit: { headers: target.headers }, ...(!target.allowPrivateIps && { fetch: guardedFetch }) };
     return target.transport === 'sse'
@@ -32,4 +36,5 @@ export function createUpstreamTransports(): UpstreamTransports {
         new SSEClientTransport(url, settings)
       : new StreamableHTTPClientTransport(url, settings);
   };
+  return Object.assign(transports, { dispatcher: (allowPrivateIps: boolean) => (allowPrivateIps ? undefined : guarded) });
 }

@@ -13,6 +13,7 @@ import * as connections from './011_connections.js';
 import * as toolUsage from './012_tool_usage.js';
 import * as aiPolicies from './013_ai_policies.js';
 import * as usageAiPolicy from './014_usage_ai_policy.js';
+import * as toolUsageFolds from './015_tool_usage_folds.js';
 
 /** In the order they apply; a feature adds its own file and line. */
 export const platformMigrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ export const platformMigrations: Record<string, Migration> = {
   '012_tool_usage': toolUsage,
   '013_ai_policies': aiPolicies,
   '014_usage_ai_policy': usageAiPolicy,
+  '015_tool_usage_folds': toolUsageFolds,
 };
 
 export const PLATFORM_MIGRATION_TABLE = 'platform_migrations';

@@ -4,6 +4,7 @@ import type { Gateways } from '../gateways/index.js';
 import { loadSigningKeys } from '../signing/keyset.js';
 import { authorizeToolUsage } from './authz.js';
 import { createCheckpointJob, createCheckpointSigner, type CheckpointJob } from './checkpoints.js';
+import { createFoldJob, type FoldJob } from './folds.js';
 import type { ToolUsageRecorder } from './recorder.js';
 import { createToolUsageRecorder } from './recording.js';
 import { registerToolUsageRoutes } from './routes.js';
@@ -15,6 +16,8 @@ export type { ToolCallUsage, ToolUsageRecorder } from './recorder.js';
 export interface ToolUsageFeature extends ToolUsageRecorder {
   /** Signs the heads left unsigned for `toolUsage.checkpointInterval` now (the timer does it too); undefined without a signing block. */
   checkpoints: Pick<CheckpointJob, 'runOnce'> | undefined;
+  /** Folds the records past each chain's fold into the roll-ups now (the timer does it every second). */
+  folds: Pick<FoldJob, 'runOnce'>;
 }
 
 /** Tool-call usage: the recorder the connector gateway calls, hash chains, signed checkpoints, the analytics and the export. */
@@ -34,7 +37,10 @@ export async function registerToolUsageFeature(context: PlatformContext, options
     context.lifecycle.onStart(() => job.start());
     context.lifecycle.onClose(() => job.stop());
   }
+  const folds = createFoldJob({ db, logger });
+  context.lifecycle.onStart(() => folds.start());
+  context.lifecycle.onClose(() => folds.stop());
   // registered last, so it runs first on close: records still in flight commit before the timer and the database stop
   context.lifecycle.onClose(() => recorder.flush());
-  return { record: (usage) => recorder.record(usage), checkpoints: job };
+  return { record: (usage) => recorder.record(usage), checkpoints: job, folds };
 }

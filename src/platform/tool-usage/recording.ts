@@ -1,4 +1,4 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import type { Ids } from '../../core/ids.js';
 import { createBatcher } from '../budgets/batcher.js';
@@ -7,8 +7,6 @@ import { GENESIS_HASH, recordHash } from './chain.js';
 import type { CheckpointSigner } from './checkpoints.js';
 import type { ToolCallUsage, ToolUsageRecorder } from './recorder.js';
 import { appendAt, lockHead, type Appended, type ChainHead } from './store.js';
-import type { ToolUsageCountsTable, ToolUsageGroupCountsTable, ToolUsageSeriesTable, ToolUsageUserCountsTable } from './tables.js';
-import { alignDown, COUNT_WIDTHS, USER_WIDTHS } from './windows.js';
 
 export interface ToolUsageRecorderOptions {
   db: Kysely<PlatformDatabase>;
@@ -22,23 +20,9 @@ export interface ToolUsageRecorderOptions {
   maxBatch?: number;
 }
 
-/** Sums roll-up rows by key, as one statement may add to each key once. */
-class Tally<Row extends { count: number }> {
-  private readonly rows = new Map<string, Row>();
-  add(key: unknown[], row: Omit<Row, 'count'>): void {
-    const id = JSON.stringify(key);
-    const found = this.rows.get(id);
-    if (found) Object.assign(found, row, { count: found.count + 1 });
-    else this.rows.set(id, { ...row, count: 1 } as Row);
-  }
-  values(): Row[] {
-    return [...this.rows.values()];
-  }
-}
-
 /**
- * The recorder with group commit: calls arriving while an append is in flight go into the next one, which writes
- * each chain's records with the head's move in one statement. A record's promise settles once it is committed.
+ * The recorder with group commit: calls arriving in the same event-loop turn, or while an append is in flight, go
+ * into one append, which writes each chain's records with the head's move in one statement. A record's promise settles once it is committed.
  */
 export interface BatchingRecorder extends ToolUsageRecorder {
   /** Waits for every record already handed over to be committed or refused (before the database closes). */
@@ -72,19 +56,14 @@ export function createToolUsageRecorder(options: ToolUsageRecorderOptions): Batc
     heads.set(chainId, to);
   };
 
-  /** The records linked after `from`, what the roll-ups gain from them, and the checkpoints due among them. */
+  /** The records linked after `from`, and the checkpoints due among them. */
   const chained = async (chainId: string, from: ChainHead, usages: ToolCallUsage[]): Promise<{ appended: Appended; to: ChainHead }> => {
     const records: Appended['records'] = [];
     const checkpoints: Appended['checkpoints'] = [];
-    const counts = new Tally<Insertable<ToolUsageCountsTable> & { count: number }>();
-    const series = new Tally<Insertable<ToolUsageSeriesTable> & { count: number }>();
-    const users = new Tally<Insertable<ToolUsageUserCountsTable> & { count: number }>();
-    const groups = new Tally<Insertable<ToolUsageGroupCountsTable> & { count: number }>();
     let head = from;
     for (const usage of usages) {
       const sequence = head.head_sequence + 1;
       const hash = recordHash(chainId, sequence, head.head_hash, usage);
-      const at = new Date(usage.occurred_at);
       records.push({
         id: ids.uuid(),
         chain_id: chainId,
@@ -92,7 +71,7 @@ export function createToolUsageRecorder(options: ToolUsageRecorderOptions): Batc
         prev_hash: head.head_hash,
         record_hash: hash,
         usage,
-        occurred_at: at,
+        occurred_at: new Date(usage.occurred_at),
         environment: usage.environment,
         connector_id: usage.connector_id,
         connector_name: usage.connector_name,
@@ -101,34 +80,10 @@ export function createToolUsageRecorder(options: ToolUsageRecorderOptions): Batc
         decision: usage.decision,
         outcome: usage.outcome,
       });
-      const base = { chain_id: chainId, environment: usage.environment };
-      for (const width of COUNT_WIDTHS) {
-        const bucket = alignDown(at.getTime(), width);
-        counts.add([width, bucket, usage.environment, usage.connector_id, usage.tool_name, usage.decision], {
-          ...base,
-          width,
-          bucket_start: new Date(bucket),
-          connector_id: usage.connector_id,
-          tool_name: usage.tool_name,
-          decision: usage.decision,
-          connector_name: usage.connector_name,
-        });
-        const keys = { none: '', decision: usage.decision, connector: usage.connector_id, tool: `${usage.connector_id}/${usage.tool_name}` } as const;
-        for (const [dimension, key] of Object.entries(keys) as [keyof typeof keys, string][]) {
-          series.add([dimension, width, bucket, usage.environment, key], { ...base, dimension, width, bucket_start: new Date(bucket), key });
-        }
-        for (const group of usage.groups) {
-          groups.add([width, bucket, usage.environment, usage.connector_id, group.id], { ...base, width, bucket_start: new Date(bucket), connector_id: usage.connector_id, group_id: group.id, group_name: group.name });
-        }
-      }
-      for (const width of USER_WIDTHS) {
-        const bucket = alignDown(at.getTime(), width);
-        users.add([width, bucket, usage.environment, usage.user_id], { ...base, width, bucket_start: new Date(bucket), user_id: usage.user_id });
-      }
       if (signer && sequence % checkpointEvery === 0) checkpoints.push(await signer.checkpoint(chainId, sequence, hash));
       head = { head_sequence: sequence, head_hash: hash };
     }
-    return { appended: { records, counts: counts.values(), series: series.values(), users: users.values(), groups: groups.values(), checkpoints }, to: head };
+    return { appended: { records, checkpoints }, to: head };
   };
 
   const batcher = createBatcher<ToolCallUsage, undefined>(async (usages) => {
@@ -140,7 +95,7 @@ export function createToolUsageRecorder(options: ToolUsageRecorderOptions): Batc
     }
     for (const [chainId, chain] of byChain) await appendChain(chainId, chain);
     return usages.map(() => undefined);
-  }, options.maxBatch ?? 100);
+  }, options.maxBatch ?? 100, 'turn');
 
   const inFlight = new Set<Promise<unknown>>();
   return {

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { PlatformDatabase } from '../db.js';
-import type { ToolUsageCheckpointsTable, ToolUsageCountsTable, ToolUsageGroupCountsTable, ToolUsageRecordsTable, ToolUsageSeriesTable, ToolUsageUserCountsTable } from './tables.js';
+import type { ToolUsageCheckpointsTable, ToolUsageRecordsTable } from './tables.js';
 
 /* The writes of the tool-usage chain: its head, records, roll-ups and checkpoints (SQL only). */
 
@@ -23,14 +23,10 @@ export async function lockHead(trx: Trx, chainId: string, genesis: string, now: 
   return { head_sequence: Number(head.head_sequence), head_hash: head.head_hash };
 }
 
-/** What one append writes besides moving the head: the records, what each roll-up gains (each key once), the checkpoints. */
+/** What one append writes besides moving the head: the records and the checkpoints. */
 export interface Appended {
   /** `usage` as the object it is: the statement takes every row as JSON. */
   records: (Omit<Insertable<ToolUsageRecordsTable>, 'usage'> & { usage: object })[];
-  counts: Insertable<ToolUsageCountsTable>[];
-  series: Insertable<ToolUsageSeriesTable>[];
-  users: Insertable<ToolUsageUserCountsTable>[];
-  groups: Insertable<ToolUsageGroupCountsTable>[];
   checkpoints: Insertable<ToolUsageCheckpointsTable>[];
 }
 
@@ -41,9 +37,9 @@ const movedRows = (table: string, rows: unknown[]) =>
 /**
  * Appends to a chain in one statement (data-modifying CTEs, no explicit transaction: each round trip costs the
  * embedded engine about half a millisecond): the head moves from `from` to `to` only if it is still at `from`,
- * and the records, their roll-up additions and checkpoints are written only with it, so the roll-ups are always
- * exactly the records' counts. An append racing another replica's waits for its row lock, then finds the head
- * moved and writes nothing: false, and the caller appends again under the head's lock.
+ * and the records and checkpoints are written only with it (the roll-ups follow in the background, folds.ts).
+ * An append racing another replica's waits for its row lock, then finds the head moved and writes nothing:
+ * false, and the caller appends again under the head's lock.
  */
 export async function appendAt(db: Db, chainId: string, appended: Appended, from: ChainHead, to: ChainHead, at: Date): Promise<boolean> {
   const signedThrough = Math.max(0, ...appended.checkpoints.map((checkpoint) => checkpoint.sequence));
@@ -53,20 +49,6 @@ export async function appendAt(db: Db, chainId: string, appended: Appended, from
       where chain_id = ${chainId} and head_sequence = ${from.head_sequence} and head_hash = ${from.head_hash}
       returning chain_id),
     records as (insert into tool_usage_records ${movedRows('tool_usage_records', appended.records)}),
-    counts as (
-      insert into tool_usage_counts ${movedRows('tool_usage_counts', appended.counts)}
-      on conflict (chain_id, width, bucket_start, environment, connector_id, tool_name, decision)
-      do update set count = tool_usage_counts.count + excluded.count, connector_name = excluded.connector_name),
-    series as (
-      insert into tool_usage_series ${movedRows('tool_usage_series', appended.series)}
-      on conflict (chain_id, dimension, width, bucket_start, environment, key) do update set count = tool_usage_series.count + excluded.count),
-    users as (
-      insert into tool_usage_user_counts ${movedRows('tool_usage_user_counts', appended.users)}
-      on conflict (chain_id, width, bucket_start, environment, user_id) do update set count = tool_usage_user_counts.count + excluded.count),
-    groups as (
-      insert into tool_usage_group_counts ${movedRows('tool_usage_group_counts', appended.groups)}
-      on conflict (chain_id, width, bucket_start, environment, connector_id, group_id)
-      do update set count = tool_usage_group_counts.count + excluded.count, group_name = excluded.group_name),
     checkpoints as (insert into tool_usage_checkpoints ${movedRows('tool_usage_checkpoints', appended.checkpoints)} on conflict (chain_id, sequence) do nothing)
     select count(*)::int as moved from moved`.execute(db);
   return (rows[0]?.moved ?? 0) > 0;

@@ -72,6 +72,12 @@ export interface ToolUsageGroupCountsTable extends RollUp {
   group_name: string;
 }
 
+/** How far each chain's records are in its roll-ups (the reads count the records past it). */
+export interface ToolUsageFoldsTable {
+  chain_id: string;
+  folded_sequence: Count;
+}
+
 export interface ToolUsageTables {
   tool_usage_chains: ToolUsageChainsTable;
   tool_usage_records: ToolUsageRecordsTable;
@@ -80,4 +86,5 @@ export interface ToolUsageTables {
   tool_usage_series: ToolUsageSeriesTable;
   tool_usage_user_counts: ToolUsageUserCountsTable;
   tool_usage_group_counts: ToolUsageGroupCountsTable;
+  tool_usage_folds: ToolUsageFoldsTable;
 }

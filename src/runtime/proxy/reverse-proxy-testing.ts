@@ -41,7 +41,11 @@ export async function startEverything(mode: 'sse' | 'streamableHttp'): Promise<R
     let output = '';
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
-      if (/listening on port|running on port/i.test(output)) resolve();
+      if (!/listening on port|running on port/i.test(output)) return;
+      // what it logs per request from now on is read and dropped: kept, it would be searched again at every chunk
+      child.stdout.off('data', onData).resume();
+      child.stderr.off('data', onData).resume();
+      resolve();
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
