@@ -81,7 +81,8 @@ describe.each([['SSE', false] as const, ['JSON', true] as const])('a tools/call 
     expect((failed as McpError).message).toContain('no such issue');
   });
 
-  it.runIf(!json)('answers a ping the upstream sends while it works on the call', async () => {
+  // an upstream answering in JSON cannot send requests of its own while it works on a call
+  if (!json) it('answers a ping the upstream sends while it works on the call', async () => {
     expect(await pool.callTool(upstream.connector, headers, { name: 'ask' })).toEqual({ content: [{ type: 'text', text: 'pinged the caller' }] });
   });
 
