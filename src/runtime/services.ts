@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { createArtifactServices, type ArtifactServices } from './artifacts/service.js';
 import { createOciClient } from './artifacts/references/oci-client.js';
 import { PLUGINS, SKILLS } from './artifacts/kinds.js';
+import { trustedRootSource } from './artifacts/trusted-root.js';
 import { clientDirs } from './clients/catalog.js';
 import { createClientService, type ClientService } from './clients/service.js';
 import { runningWorkload, withClientSync } from './clients/workload-sync.js';
@@ -22,6 +23,7 @@ import { createWorkloadService, type WorkloadService } from './workloads/service
 import { createWorkloadStore, type WorkloadStore } from './workloads/store.js';
 import type { SupervisorControl } from './workloads/supervision.js';
 import { createUpgradeService, type UpgradeService } from './workloads/upgrades.js';
+import { configKey, loadRuntimeConfig } from './config.js';
 import { RUNTIME_VERSION } from './version.js';
 
 export interface RuntimeServicesOptions {
@@ -58,6 +60,7 @@ export interface RuntimeServices {
  */
 export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeServices {
   const { paths, env, logger } = options;
+  const config = loadRuntimeConfig(env);
   const clock = options.clock ?? systemClock;
   const store = createWorkloadStore(paths);
   const groupStore = createGroupStore(paths);
@@ -111,6 +114,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     clock,
     registry: createOciClient(),
     catalog: registry,
+    trust: trustedRootSource(config.sigstore.trustedRoot, configKey('sigstore.trustedRoot')),
   };
   const skills = createArtifactServices(SKILLS, artifactOptions);
   const plugins = createArtifactServices(PLUGINS, artifactOptions);

@@ -20,6 +20,7 @@ import { withMarketplaces } from './references/marketplace.js';
 import { chainResolvers } from './references/resolver.js';
 import { createRecordStore } from './store.js';
 import { createSyncService, type SyncService } from './sync.js';
+import type { TrustSource } from './trusted-root.js';
 import { createUpgradeService, type UpgradeService } from './upgrade.js';
 
 /** Everything the API and the CLI do with one kind of artifact. */
@@ -43,6 +44,8 @@ export interface ArtifactServiceOptions {
   registry: OciClient;
   /** The configured registry, where catalog names are looked up. */
   catalog: CatalogPackages;
+  /** The trusted root certificate signatures verify against. */
+  trust: TrustSource;
 }
 
 export function createArtifactServices(spec: KindSpec, options: ArtifactServiceOptions): ArtifactServices {
@@ -50,7 +53,7 @@ export function createArtifactServices(spec: KindSpec, options: ArtifactServiceO
   const builds = createBuildService({ spec, layout });
   const records = createRecordStore(options.paths, spec.kind);
   const git = gitResolver({ env: options.env });
-  const oci = ociResolver(options.registry);
+  const oci = ociResolver(options.registry, options.trust);
   const installs = createInstallService({
     spec,
     records,
@@ -62,5 +65,5 @@ export function createArtifactServices(spec: KindSpec, options: ArtifactServiceO
     scratchRoot: join(options.paths.cache, 'artifacts'),
     clock: options.clock,
   });
-  return { spec, builds, pushes: createPushService({ spec, layout, registry: options.registry, stateDir: options.paths.state, clock: options.clock }), installs, sync: createSyncService({ spec, records, installs }), upgrades: createUpgradeService({ spec, installs }) };
+  return { spec, builds, pushes: createPushService({ spec, layout, registry: options.registry, stateDir: options.paths.state, clock: options.clock }), installs, sync: createSyncService({ spec, records, installs, trust: options.trust }), upgrades: createUpgradeService({ spec, installs }) };
 }

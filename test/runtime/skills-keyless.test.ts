@@ -1,0 +1,139 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeSkill } from '../../src/runtime/artifacts/artifacts-testing.js';
+import { CREATED } from '../../src/runtime/artifacts/layout.js';
+import { createOciClient } from '../../src/runtime/artifacts/references/oci-client.js';
+import { parseOciName } from '../../src/runtime/artifacts/references/oci-name.js';
+import { attachReferrer } from '../../src/runtime/artifacts/references/oci-referrers.js';
+import { BUNDLE_ARTIFACT_TYPE } from '../../src/runtime/artifacts/signatures.js';
+import { certificateBundle, createTestCa, createTestTlog, trustedRootJson, type LeafIdentity, type TestCa, type TestTlog } from '../../src/runtime/artifacts/sigstore-testing.js';
+import { startLocalRegistry, type LocalRegistry } from '../helpers/docker-registry.js';
+import { testRuntime, type TestRuntime } from './fixtures.js';
+
+const API = '/api/v1beta';
+const EMPTY = { already_current: [], drifted: [], failed: [], installed: [], missing: [], never_managed: [], pruned: [], removed_from_lock: [] };
+const GITHUB = {
+  uri: 'https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/v1.0.0',
+  issuer: 'https://token.actions.githubusercontent.com',
+  repositoryUri: 'https://github.com/acme/skills',
+  repositoryRef: 'refs/tags/v1.0.0',
+  runnerEnvironment: 'github-hosted',
+};
+const local = await startLocalRegistry();
+
+afterAll(async () => {
+  await local.registry?.stop();
+});
+
+function keylessTests(registry: LocalRegistry): void {
+  describe('certificate-signed skills from a real OCI registry, verified against a configured trusted root', { timeout: 60_000 }, () => {
+    const host = registry.host;
+    let publisher: TestRuntime;
+    let consumer: TestRuntime;
+    let unconfigured: TestRuntime;
+    let work: string;
+    let fulcio: TestCa;
+    let rekor: TestTlog;
+    const call = (runtime: TestRuntime, method: 'GET' | 'POST', url: string, payload?: object) =>
+      runtime.app.http.inject({ method, url: `${API}${url}`, ...(payload !== undefined && { payload }) });
+    const project = async (name: string) => {
+      const dir = join(work, 'projects', name);
+      await mkdir(dir, { recursive: true });
+      return dir;
+    };
+
+    /** Builds and pushes an unsigned skill, then attaches a bundle signing its manifest with a leaf of `ca`, as cosign would. */
+    const release = async (name: string, ca: TestCa, identity: LeafIdentity): Promise<string> => {
+      const reference = `${host}/skills/${name}:1.0.0`;
+      const path = await writeSkill(join(work, 'src', name), name, { version: '1.0.0' });
+      expect((await call(publisher, 'POST', '/skills/build', { path, tag: reference })).statusCode).toBe(200);
+      expect((await call(publisher, 'POST', '/skills/push', { reference, no_sign: true })).statusCode).toBe(204);
+      const response = await fetch(`http://${host}/v2/skills/${name}/manifests/1.0.0`, { headers: { accept: 'application/vnd.oci.image.manifest.v1+json' } });
+      const manifest = Buffer.from(await response.arrayBuffer());
+      const { privateKey, publicKey }: { privateKey: KeyObject; publicKey: KeyObject } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const bundle = certificateBundle({ manifest, key: privateKey, certificate: await ca.issue(publicKey, identity), tlog: rekor });
+      const pushed = parseOciName(reference);
+      if (pushed === undefined) throw new Error(`${reference} is not an OCI reference`);
+      await attachReferrer(createOciClient(), pushed, { digest: response.headers.get('docker-content-digest') ?? '', size: manifest.length }, {
+        artifactType: BUNDLE_ARTIFACT_TYPE,
+        data: Buffer.from(JSON.stringify(bundle)),
+        annotations: { [CREATED]: new Date().toISOString() },
+      });
+      return reference;
+    };
+
+    beforeAll(async () => {
+      work = await mkdtemp(join(tmpdir(), 'toolyard-keyless-'));
+      fulcio = await createTestCa('fulcio', 'https://fulcio.example.test');
+      rekor = createTestTlog('https://rekor.example.test', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
+      const root = join(work, 'trusted_root.json');
+      await writeFile(root, JSON.stringify(trustedRootJson({ cas: [fulcio], tlogs: [rekor] })));
+      publisher = await testRuntime({ supervisor: 'fake' });
+      consumer = await testRuntime({ supervisor: 'fake', env: { TOOLYARD_RUNTIME_SIGSTORE_TRUSTED_ROOT: root } });
+      unconfigured = await testRuntime({ supervisor: 'fake' });
+    });
+    afterAll(async () => {
+      await Promise.all([publisher.close(), consumer.close(), unconfigured.close()]);
+      await rm(work, { recursive: true, force: true });
+    });
+
+    it('records the certificate\'s identity, issuer, repository and CA as the provenance, not provisional, and sync keeps it current offline', async () => {
+      const reference = await release('code-review', fulcio, GITHUB);
+      const root = await project('keyless');
+      const provenance = {
+        cert_issuer: GITHUB.issuer,
+        provisional: false,
+        public_key: '',
+        repository_ref: GITHUB.repositoryRef,
+        repository_uri: GITHUB.repositoryUri,
+        runner_environment: GITHUB.runnerEnvironment,
+        signer_identity: GITHUB.uri,
+        sigstore_url: 'https://fulcio.example.test',
+      };
+      const installed = await call(consumer, 'POST', '/skills', { name: reference, scope: 'project', project_root: root, clients: ['claude-code'] });
+      expect(installed.statusCode, installed.body).toBe(201);
+      expect(installed.json()).toMatchObject({ provenance, unsigned: false });
+      expect((await call(consumer, 'GET', `/skills/code-review?scope=project&project_root=${encodeURIComponent(root)}`)).json()).toMatchObject({ provenance, unsigned: false });
+      const lock = parse(await readFile(join(root, 'toolyard.lock.yaml'), 'utf8')) as { skills: Record<string, unknown>[] };
+      expect(lock.skills[0]?.provenance).toMatchObject({ signerIdentity: GITHUB.uri, certIssuer: GITHUB.issuer, repositoryUri: GITHUB.repositoryUri, provisional: false });
+      const copied = await project('copied');
+      await copyFile(join(root, 'toolyard.lock.yaml'), join(copied, 'toolyard.lock.yaml'));
+      expect((await call(consumer, 'POST', '/skills/sync', { project_root: copied })).json()).toEqual({ ...EMPTY, missing: ['code-review'], installed: ['code-review'] });
+      expect((await call(consumer, 'POST', '/skills/sync', { project_root: copied })).json()).toEqual({ ...EMPTY, already_current: ['code-review'] });
+    });
+
+    it('refuses a leaf from a CA the trusted root does not list (400), and any certificate bundle without a trusted root, naming the key', async () => {
+      const other = await createTestCa('elsewhere', 'https://elsewhere.example.test');
+      const reference = await release('foreign', other, { email: 'eve@example.test', issuer: 'https://accounts.example.test' });
+      const refused = await call(consumer, 'POST', '/skills', { name: reference, clients: ['claude-code'] });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json<{ error: string }>().error).toMatch(/foreign:1.0.0: its signature does not verify: Failed to verify certificate chain/);
+      const unverifiable = await call(unconfigured, 'POST', '/skills', { name: `${host}/skills/code-review:1.0.0`, clients: ['claude-code'] });
+      expect(unverifiable.statusCode).toBe(400);
+      expect(unverifiable.json<{ error: string }>().error).toMatch(
+        /its signature does not verify: it is signed by a certificate, and no trusted root is configured to verify it against; set sigstore\.trustedRoot \(TOOLYARD_RUNTIME_SIGSTORE_TRUSTED_ROOT\)$/,
+      );
+    });
+
+    it('sync fails an entry whose certificate bundle does not verify with signature-invalid', async () => {
+      const root = await project('sync-foreign');
+      const entry = { name: 'foreign', version: '1.0.0', source: `${host}/skills/foreign:1.0.0`, resolvedReference: `${host}/skills/foreign:1.0.0`, digest: (await fetch(`http://${host}/v2/skills/foreign/manifests/1.0.0`, { method: 'HEAD', headers: { accept: 'application/vnd.oci.image.manifest.v1+json' } })).headers.get('docker-content-digest'), contentDigest: 'sha256:0', clients: ['claude-code'] };
+      await writeFile(join(root, 'toolyard.lock.yaml'), JSON.stringify({ version: 1, skills: [entry] }));
+      const synced = (await call(consumer, 'POST', '/skills/sync', { project_root: root })).json<{ failed: { name: string; reason: string }[] }>();
+      expect(synced.failed.map(({ name, reason }) => [name, reason])).toEqual([['foreign', 'signature-invalid']]);
+    });
+  });
+}
+
+if (local.registry === undefined) {
+  const reason = local.reason;
+  it(`real OCI registry: not available here (${reason})`, () => {
+    expect(reason).toMatch(/docker-registry/);
+  });
+} else {
+  keylessTests(local.registry);
+}
