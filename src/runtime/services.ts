@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { createArtifactServices, type ArtifactServices } from './artifacts/service.js';
 import { createOciClient } from './artifacts/references/oci-client.js';
 import { PLUGINS, SKILLS } from './artifacts/kinds.js';
+import { keylessSigner } from './artifacts/keyless.js';
 import { trustedRootSource } from './artifacts/trusted-root.js';
 import { clientDirs } from './clients/catalog.js';
 import { createClientService, type ClientService } from './clients/service.js';
@@ -115,6 +116,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     registry: createOciClient(),
     catalog: registry,
     trust: trustedRootSource(config.sigstore.trustedRoot, configKey('sigstore.trustedRoot')),
+    keyless: keylessSigner(config.sigstore),
   };
   const skills = createArtifactServices(SKILLS, artifactOptions);
   const plugins = createArtifactServices(PLUGINS, artifactOptions);

@@ -2,6 +2,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SignJWT } from 'jose';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSkill } from '../../src/runtime/artifacts/artifacts-testing.js';
@@ -10,7 +11,18 @@ import { createOciClient } from '../../src/runtime/artifacts/references/oci-clie
 import { parseOciName } from '../../src/runtime/artifacts/references/oci-name.js';
 import { attachReferrer } from '../../src/runtime/artifacts/references/oci-referrers.js';
 import { BUNDLE_ARTIFACT_TYPE } from '../../src/runtime/artifacts/signatures.js';
-import { certificateBundle, createTestCa, createTestTlog, trustedRootJson, type LeafIdentity, type TestCa, type TestTlog } from '../../src/runtime/artifacts/sigstore-testing.js';
+import {
+  certificateBundle,
+  createTestCa,
+  createTestTlog,
+  startFakeFulcio,
+  startFakeRekor,
+  trustedRootJson,
+  type FakeService,
+  type LeafIdentity,
+  type TestCa,
+  type TestTlog,
+} from '../../src/runtime/artifacts/sigstore-testing.js';
 import { startLocalRegistry, type LocalRegistry } from '../helpers/docker-registry.js';
 import { testRuntime, type TestRuntime } from './fixtures.js';
 
@@ -129,6 +141,76 @@ function keylessTests(registry: LocalRegistry): void {
   });
 }
 
+function keylessPushTests(registry: LocalRegistry): void {
+  describe('push with identity_token: a Fulcio certificate, a Rekor entry, the bundle attached as a referrer', { timeout: 60_000 }, () => {
+    const host = registry.host;
+    let fulcio: FakeService;
+    let rekor: FakeService & { tlog: TestTlog };
+    let publisher: TestRuntime;
+    let consumer: TestRuntime;
+    let rekorless: TestRuntime;
+    let work: string;
+    const token = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer('https://accounts.example.test').setIssuedAt().setExpirationTime('10m').sign(Buffer.from('not checked by the fake'));
+    const call = (runtime: TestRuntime, method: 'GET' | 'POST', url: string, payload?: object) =>
+      runtime.app.http.inject({ method, url: `${API}${url}`, ...(payload !== undefined && { payload }) });
+    const build = async (runtime: TestRuntime, name: string) => {
+      const reference = `${host}/skills/${name}:1.0.0`;
+      const path = await writeSkill(join(work, 'src', name), name, { version: '1.0.0' });
+      expect((await call(runtime, 'POST', '/skills/build', { path, tag: reference })).statusCode).toBe(200);
+      return reference;
+    };
+
+    beforeAll(async () => {
+      work = await mkdtemp(join(tmpdir(), 'toolyard-keyless-push-'));
+      const ca = await createTestCa('fulcio', 'https://fulcio.example.test');
+      fulcio = await startFakeFulcio(ca);
+      rekor = await startFakeRekor(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
+      const root = join(work, 'trusted_root.json');
+      await writeFile(root, JSON.stringify(trustedRootJson({ cas: [ca], tlogs: [rekor.tlog] })));
+      const sigstore = { TOOLYARD_RUNTIME_SIGSTORE_FULCIO_URL: fulcio.url, TOOLYARD_RUNTIME_SIGSTORE_REKOR_URL: rekor.url };
+      publisher = await testRuntime({ supervisor: 'fake', env: sigstore });
+      consumer = await testRuntime({ supervisor: 'fake', env: { TOOLYARD_RUNTIME_SIGSTORE_TRUSTED_ROOT: root } });
+      rekorless = await testRuntime({ supervisor: 'fake', env: { TOOLYARD_RUNTIME_SIGSTORE_FULCIO_URL: fulcio.url } });
+    });
+    afterAll(async () => {
+      await Promise.all([publisher.close(), consumer.close(), rekorless.close(), fulcio.close(), rekor.close()]);
+      await rm(work, { recursive: true, force: true });
+    });
+
+    it('signs with a certificate for the token\'s email, logged in Rekor, that installs verified against the trusted root', async () => {
+      const reference = await build(publisher, 'keyless-review');
+      const pushed = await call(publisher, 'POST', '/skills/push', { reference, identity_token: await token({ sub: 'dev-123', email: 'dev@example.test', email_verified: true }) });
+      expect(pushed.statusCode, pushed.body).toBe(204);
+      const installed = await call(consumer, 'POST', '/skills', { name: reference, clients: ['claude-code'] });
+      expect(installed.statusCode, installed.body).toBe(201);
+      expect(installed.json()).toMatchObject({
+        provenance: { signer_identity: 'dev@example.test', cert_issuer: 'https://accounts.example.test', sigstore_url: 'https://fulcio.example.test', provisional: false, public_key: '' },
+        unsigned: false,
+      });
+    });
+
+    it('refuses a token Fulcio refuses (403) or that is no JWT (400) before pushing anything, and a Rekor left unconfigured (501)', async () => {
+      const reference = await build(publisher, 'refused-review');
+      const refused = await call(publisher, 'POST', '/skills/push', { reference, identity_token: await token({ sub: 'refused' }) });
+      expect({ status: refused.statusCode, body: refused.json<unknown>() }).toEqual({
+        status: 403,
+        body: { error: `Fulcio at ${fulcio.url} refused the identity token (HTTP 401): There was an error processing the identity token` },
+      });
+      const garbled = await call(publisher, 'POST', '/skills/push', { reference, identity_token: 'not-a-jwt' });
+      expect({ status: garbled.statusCode, body: garbled.json<unknown>() }).toEqual({
+        status: 400,
+        body: { error: 'identity_token is not an OIDC identity token (a JWT with a verified email or a sub claim)' },
+      });
+      expect((await fetch(`http://${host}/v2/skills/refused-review/manifests/1.0.0`, { method: 'HEAD' })).status).toBe(404);
+      const unconfigured = await call(rekorless, 'POST', '/skills/push', { reference: await build(rekorless, 'rekorless-review'), identity_token: await token({ sub: 'dev-123' }) });
+      expect(unconfigured.statusCode).toBe(501);
+      expect(unconfigured.json<{ error: string }>().error).toBe(
+        'keyless signing with identity_token needs a Fulcio and a Rekor: set sigstore.fulcioUrl (TOOLYARD_RUNTIME_SIGSTORE_FULCIO_URL) and sigstore.rekorUrl (TOOLYARD_RUNTIME_SIGSTORE_REKOR_URL); or sign with key, or push with no_sign: true',
+      );
+    });
+  });
+}
+
 if (local.registry === undefined) {
   const reason = local.reason;
   it(`real OCI registry: not available here (${reason})`, () => {
@@ -136,4 +218,5 @@ if (local.registry === undefined) {
   });
 } else {
   keylessTests(local.registry);
+  keylessPushTests(local.registry);
 }

@@ -9,6 +9,7 @@ import type { KindSpec } from './kinds.js';
 import { createLayoutStore } from './layout.js';
 import { skillPlacement } from './placement.js';
 import { pluginPlacement } from '../plugins/placement.js';
+import type { KeylessSigner } from './keyless.js';
 import { createPushService, type PushService } from './push.js';
 import type { CatalogPackages } from '../registry/packages.js';
 import { catalogNameResolver } from './references/catalog-name.js';
@@ -46,6 +47,8 @@ export interface ArtifactServiceOptions {
   catalog: CatalogPackages;
   /** The trusted root certificate signatures verify against. */
   trust: TrustSource;
+  /** Signs pushes given an identity token. */
+  keyless: KeylessSigner;
 }
 
 export function createArtifactServices(spec: KindSpec, options: ArtifactServiceOptions): ArtifactServices {
@@ -65,5 +68,5 @@ export function createArtifactServices(spec: KindSpec, options: ArtifactServiceO
     scratchRoot: join(options.paths.cache, 'artifacts'),
     clock: options.clock,
   });
-  return { spec, builds, pushes: createPushService({ spec, layout, registry: options.registry, stateDir: options.paths.state, clock: options.clock }), installs, sync: createSyncService({ spec, records, installs, trust: options.trust }), upgrades: createUpgradeService({ spec, installs }) };
+  return { spec, builds, pushes: createPushService({ spec, layout, registry: options.registry, keyless: options.keyless, stateDir: options.paths.state, clock: options.clock }), installs, sync: createSyncService({ spec, records, installs, trust: options.trust }), upgrades: createUpgradeService({ spec, installs }) };
 }
