@@ -118,6 +118,17 @@ function keylessTests(registry: LocalRegistry): void {
       expect((await call(consumer, 'POST', '/skills/sync', { project_root: copied })).json()).toEqual({ ...EMPTY, already_current: ['code-review'] });
     });
 
+    it('trusts an identity only with the issuer the lock file records: the same SAN from another issuer is signer-mismatch', async () => {
+      const lock = parse(await readFile(join(work, 'projects', 'keyless', 'toolyard.lock.yaml'), 'utf8')) as { skills: { provenance: Record<string, unknown> }[] };
+      const entry = lock.skills[0];
+      if (entry === undefined) throw new Error('the first test installs code-review');
+      entry.provenance = { ...entry.provenance, certIssuer: 'https://accounts.elsewhere.test' };
+      const root = await project('other-issuer');
+      await writeFile(join(root, 'toolyard.lock.yaml'), JSON.stringify(lock));
+      const synced = (await call(consumer, 'POST', '/skills/sync', { project_root: root })).json<{ failed: { name: string; reason: string; error?: string }[] }>();
+      expect(synced.failed.map(({ name, reason }) => [name, reason])).toEqual([['code-review', 'signer-mismatch']]);
+    });
+
     it('refuses a leaf from a CA the trusted root does not list (400), and any certificate bundle without a trusted root, naming the key', async () => {
       const other = await createTestCa('elsewhere', 'https://elsewhere.example.test');
       const reference = await release('foreign', other, { email: 'eve@example.test', issuer: 'https://accounts.example.test' });

@@ -9,7 +9,7 @@ import { pinnedReference } from './references/oci.js';
 import { SignatureInvalidError, verifyStoredSignature } from './signatures.js';
 import type { TrustSource } from './trusted-root.js';
 import type { InstallRecord, RecordStore } from './store.js';
-import { recordedSigner, SignerMismatchError, UnsignedRejectedError } from './trust.js';
+import { provenanceSigner, recordedSigner, SignerMismatchError, UnsignedRejectedError } from './trust.js';
 
 export interface SyncRequest {
   project_root: string;
@@ -63,12 +63,12 @@ export function createSyncService(options: { spec: KindSpec; records: RecordStor
 
   /** Whether the record's signer is the entry's, and its stored bundle still verifies (with nothing contacted). */
   const isTrusted = async (record: InstallRecord, entry: LockEntry): Promise<boolean> => {
-    const signer = record.provenance?.signer_identity;
+    const signer = provenanceSigner(record.provenance);
     const recorded = recordedSigner(entry);
     if (recorded !== undefined && signer !== recorded) return false;
     if (record.signature === undefined) return signer === undefined;
     try {
-      return verifyStoredSignature(record.signature, record.digest, record.name, { trust: await options.trust() }).signer_identity === signer;
+      return provenanceSigner(verifyStoredSignature(record.signature, record.digest, record.name, { trust: await options.trust() })) === signer;
     } catch {
       return false;
     }
