@@ -23,6 +23,7 @@ import {
   type TestCa,
   type TestTlog,
 } from '../../src/runtime/artifacts/sigstore-testing.js';
+import { runCli } from '../helpers/cli.js';
 import { startLocalRegistry, type LocalRegistry } from '../helpers/docker-registry.js';
 import { testRuntime, type TestRuntime } from './fixtures.js';
 
@@ -198,6 +199,17 @@ function keylessPushTests(registry: LocalRegistry): void {
         provenance: { signer_identity: 'dev@example.test', cert_issuer: 'https://accounts.example.test', sigstore_url: 'https://fulcio.example.test', provisional: false, public_key: '' },
         unsigned: false,
       });
+    });
+
+    it('toolyard skill push --identity-token-file signs keylessly with the token the file holds', async () => {
+      const reference = await build(publisher, 'cli-review');
+      const file = join(work, 'token');
+      await writeFile(join(work, 'token'), `${await token({ sub: 'https://github.com/acme/skills/.github/workflows/release.yml@refs/heads/main' })}\n`, { mode: 0o600 });
+      const cli = (...args: string[]) => runCli(args, publisher.env);
+      expect(await cli('skill', 'push', reference, '--identity-token-file', file, '--key', join(work, 'key.pem'))).toMatchObject({ code: 1, output: expect.stringContaining('give either --key or --identity-token-file, not both') as string });
+      expect(await cli('skill', 'push', reference, '--identity-token-file', file)).toEqual({ code: 0, output: `pushed ${reference} signed\n` });
+      const installed = await call(consumer, 'POST', '/skills', { name: reference, clients: ['claude-code'] });
+      expect(installed.json()).toMatchObject({ provenance: { signer_identity: 'https://github.com/acme/skills/.github/workflows/release.yml@refs/heads/main', cert_issuer: 'https://accounts.example.test' } });
     });
 
     it('refuses a token Fulcio refuses (403) or that is no JWT (400) before pushing anything, and a Rekor left unconfigured (501)', async () => {
