@@ -23,7 +23,7 @@ import {
   type TestCa,
   type TestTlog,
 } from '../../src/runtime/artifacts/sigstore-testing.js';
-import { runCli } from '../helpers/cli.js';
+import { freePort, runCli } from '../helpers/cli.js';
 import { startLocalRegistry, type LocalRegistry } from '../helpers/docker-registry.js';
 import { testRuntime, type TestRuntime } from './fixtures.js';
 
@@ -212,7 +212,7 @@ function keylessPushTests(registry: LocalRegistry): void {
       expect(installed.json()).toMatchObject({ provenance: { signer_identity: 'https://github.com/acme/skills/.github/workflows/release.yml@refs/heads/main', cert_issuer: 'https://accounts.example.test' } });
     });
 
-    it('refuses a token Fulcio refuses (403) or that is no JWT (400) before pushing anything, and a Rekor left unconfigured (501)', async () => {
+    it('refuses a token Fulcio refuses (403) or that is no JWT (400) before pushing anything, an unreachable Fulcio (502), and a Rekor left unconfigured (501)', async () => {
       const reference = await build(publisher, 'refused-review');
       const refused = await call(publisher, 'POST', '/skills/push', { reference, identity_token: await token({ sub: 'refused' }) });
       expect({ status: refused.statusCode, body: refused.json<unknown>() }).toEqual({
@@ -225,6 +225,14 @@ function keylessPushTests(registry: LocalRegistry): void {
         body: { error: 'identity_token is not an OIDC identity token (a JWT with a verified email or a sub claim)' },
       });
       expect((await fetch(`http://${host}/v2/skills/refused-review/manifests/1.0.0`, { method: 'HEAD' })).status).toBe(404);
+      const unreachable = await testRuntime({ supervisor: 'fake', env: { TOOLYARD_RUNTIME_SIGSTORE_FULCIO_URL: `http://127.0.0.1:${String(await freePort())}`, TOOLYARD_RUNTIME_SIGSTORE_REKOR_URL: rekor.url } });
+      try {
+        const down = await call(unreachable, 'POST', '/skills/push', { reference: await build(unreachable, 'unreachable-review'), identity_token: await token({ sub: 'dev-123' }) });
+        expect(down.statusCode).toBe(502);
+        expect(down.json<{ error: string }>().error).toMatch(/^Fulcio at http:\/\/127\.0\.0\.1:\d+ could not be reached \(.*ECONNREFUSED/);
+      } finally {
+        await unreachable.close();
+      }
       const unconfigured = await call(rekorless, 'POST', '/skills/push', { reference: await build(rekorless, 'rekorless-review'), identity_token: await token({ sub: 'dev-123' }) });
       expect(unconfigured.statusCode).toBe(501);
       expect(unconfigured.json<{ error: string }>().error).toBe(

@@ -54,7 +54,7 @@ describe('certificate signatures against a trusted root', () => {
     });
   });
 
-  it('refuses a leaf of another CA, a bundle with no tlog entry when the root lists one, and any bundle without a trusted root', async () => {
+  it('refuses a leaf of another CA, a bundle with no tlog entry when the root lists one, a certificate that does not parse, and any bundle without a trusted root', async () => {
     const { privateKey, publicKey } = signer();
     const other = await createTestCa('other', 'https://other.example.test');
     const foreign = certificateBundle({ manifest, key: privateKey, certificate: await other.issue(publicKey, { email: 'eve@example.test', issuer: 'https://accounts.example.test' }), tlog });
@@ -62,6 +62,8 @@ describe('certificate signatures against a trusted root', () => {
     const certificate = await ca.issue(publicKey, { email: 'dev@example.test', issuer: 'https://accounts.example.test' });
     const untimed = certificateBundle({ manifest, key: privateKey, certificate });
     expect(() => verifyManifestSignature({ bundle: untimed, publicKey: '', manifest, what: 'x' }, { trust })).toThrow(/expected 1 timestamps, got 0$/);
+    const garbled = { ...untimed, verificationMaterial: { certificate: { rawBytes: Buffer.from('not a certificate').toString('base64') }, tlogEntries: [], timestampVerificationData: { rfc3161Timestamps: [] } } };
+    expect(() => verifyManifestSignature({ bundle: garbled, publicKey: '', manifest, what: 'x' }, { trust })).toThrow(/^x: its signature does not verify: its certificate is not an X.509 certificate/);
     expect(() => verifyManifestSignature({ bundle: untimed, publicKey: '', manifest, what: 'x' })).toThrow(`x: its signature does not verify: it is signed by a certificate, and no trusted root is configured to verify it against; set ${KEY}`);
   });
 

@@ -91,7 +91,13 @@ export function verifyManifestSignature(input: { bundle: unknown; publicKey: str
   if (!isBundleWithMessageSignature(bundle)) throw fail('only message signatures over the manifest are verified here');
   const signed = bundle.content.messageSignature.messageDigest.digest;
   if (!signed.equals(createHash('sha256').update(input.manifest).digest())) throw fail('it signs other content');
-  if (leafCertificate(bundle) !== undefined) {
+  let leaf;
+  try {
+    leaf = leafCertificate(bundle);
+  } catch (error) {
+    throw fail(`its certificate is not an X.509 certificate (${(error as Error).message})`);
+  }
+  if (leaf !== undefined) {
     if (context.trust === undefined) throw fail(`it is signed by a certificate, and no trusted root is configured to verify it against; set ${configKey('sigstore.trustedRoot')}`);
     return verifyCertificateBundle(bundle, input.manifest, context.trust, fail);
   }
