@@ -15,14 +15,12 @@ import {
   certificateBundle,
   createTestCa,
   createTestTlog,
-  startFakeFulcio,
-  startFakeRekor,
   trustedRootJson,
-  type FakeService,
   type LeafIdentity,
   type TestCa,
   type TestTlog,
 } from '../../src/runtime/artifacts/sigstore-testing.js';
+import { startFakeFulcio, startFakeRekor, type FakeService } from '../../src/runtime/artifacts/sigstore-services-testing.js';
 import { freePort, runCli } from '../helpers/cli.js';
 import { startLocalRegistry, type LocalRegistry } from '../helpers/docker-registry.js';
 import { testRuntime, type TestRuntime } from './fixtures.js';
