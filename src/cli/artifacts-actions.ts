@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InvalidInputError } from '../core/errors.js';
 import type { Kind } from '../runtime/artifacts/kinds.js';
@@ -78,12 +79,26 @@ export async function build(kind: Kind, path: string, options: { tag?: string })
   console.log((await services(kind).builds.build({ path: resolve(path), tag: options.tag })).reference);
 }
 
+async function readToken(path: string): Promise<string> {
+  try {
+    return (await readFile(path, 'utf8')).trim();
+  } catch (error) {
+    throw new InvalidInputError(`--identity-token-file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
 export async function push(kind: Kind, reference: string, options: Options): Promise<void> {
   const key = text(options.key);
+  const tokenFile = text(options.identityTokenFile);
+  const signing = [key, tokenFile].filter((choice) => choice !== undefined).length;
   // pushing unsigned is asked for explicitly, so a forgotten --key never publishes unsigned content
-  if (key === undefined && options.sign !== false) throw new InvalidInputError('give --key <pem> to sign the push, or --no-sign to push unsigned');
-  if (key !== undefined && options.sign === false) throw new InvalidInputError('give either --key or --no-sign, not both');
-  if (key === undefined) {
+  if (signing === 0 && options.sign !== false) throw new InvalidInputError('give --key <pem> to sign the push, or --no-sign to push unsigned');
+  if (signing > 0 && options.sign === false) throw new InvalidInputError('give either --key or --no-sign, not both');
+  if (signing > 1) throw new InvalidInputError('give either --key or --identity-token-file, not both');
+  if (tokenFile !== undefined) {
+    // read from a file, so the token shows in no process list or shell history
+    await services(kind).pushes.push({ reference, identity_token: await readToken(resolve(tokenFile)) });
+  } else if (key === undefined) {
     await services(kind).pushes.push({ reference, no_sign: true });
   } else {
     // the CLI runs the runtime's library as its user: it presents the capability a running runtime wrote, or starts one
@@ -91,7 +106,7 @@ export async function push(kind: Kind, reference: string, options: Options): Pro
     const capability = (await readSigningCapability(state)) ?? (await writeSigningCapability(state));
     await services(kind).pushes.push({ reference, key: resolve(key), capability });
   }
-  console.log(`pushed ${reference}${key === undefined ? '' : ' signed'}`);
+  console.log(`pushed ${reference}${signing === 0 ? '' : ' signed'}`);
 }
 
 export async function sync(kind: Kind, options: Options): Promise<void> {

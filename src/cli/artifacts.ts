@@ -58,6 +58,7 @@ export function registerArtifactCommands(program: Command): void {
       .description(`push a local ${verb} build to the OCI registry its tag names`)
       .argument('<reference>', 'the build tag, host/repository:tag')
       .option('--key <pem>', 'sign with this PEM ECDSA P-256 private key')
+      .option('--identity-token-file <file>', 'sign keylessly with the OIDC identity token this file holds (needs sigstore.fulcioUrl and sigstore.rekorUrl)')
       .option('--no-sign', 'push without a signature')
       .action(async (reference: string, options: Record<string, unknown>) => (await actions()).push(kind, reference, options));
     group

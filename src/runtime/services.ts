@@ -4,6 +4,8 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { createArtifactServices, type ArtifactServices } from './artifacts/service.js';
 import { createOciClient } from './artifacts/references/oci-client.js';
 import { PLUGINS, SKILLS } from './artifacts/kinds.js';
+import { keylessSigner } from './artifacts/keyless.js';
+import { trustedRootSource } from './artifacts/trusted-root.js';
 import { clientDirs } from './clients/catalog.js';
 import { registryAuthFiles } from './credentials/files.js';
 import { createRegistryCredentials } from './credentials/store.js';
@@ -24,6 +26,7 @@ import { createWorkloadService, type WorkloadService } from './workloads/service
 import { createWorkloadStore, type WorkloadStore } from './workloads/store.js';
 import type { SupervisorControl } from './workloads/supervision.js';
 import { createUpgradeService, type UpgradeService } from './workloads/upgrades.js';
+import { configKey, loadRuntimeConfig } from './config.js';
 import { RUNTIME_VERSION } from './version.js';
 
 export interface RuntimeServicesOptions {
@@ -60,6 +63,7 @@ export interface RuntimeServices {
  */
 export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeServices {
   const { paths, env, logger } = options;
+  const config = loadRuntimeConfig(env);
   const clock = options.clock ?? systemClock;
   const store = createWorkloadStore(paths);
   const groupStore = createGroupStore(paths);
@@ -117,6 +121,8 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     clock,
     registry: createOciClient({ credentials }),
     catalog: registry,
+    trust: trustedRootSource(config.sigstore.trustedRoot, configKey('sigstore.trustedRoot')),
+    keyless: keylessSigner(config.sigstore),
   };
   const skills = createArtifactServices(SKILLS, artifactOptions);
   const plugins = createArtifactServices(PLUGINS, artifactOptions);

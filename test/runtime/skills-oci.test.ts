@@ -66,7 +66,7 @@ function registryTests(registry: LocalRegistry): void {
       const cases: [object, number, string][] = [
         [{ reference }, 400, 'give exactly one of key, identity_token or no_sign: true'],
         [{ reference, no_sign: true, identity_token: 'token' }, 400, 'give exactly one of key, identity_token or no_sign: true'],
-        [{ reference, identity_token: 'token' }, 501, 'keyless signing with identity_token needs a Fulcio and a Rekor, and none is configured for this runtime; sign with key or push with no_sign: true'],
+        [{ reference, identity_token: 'token' }, 501, 'keyless signing with identity_token needs a Fulcio and a Rekor: set sigstore.fulcioUrl (TOOLYARD_RUNTIME_SIGSTORE_FULCIO_URL) and sigstore.rekorUrl (TOOLYARD_RUNTIME_SIGSTORE_REKOR_URL); or sign with key, or push with no_sign: true'],
         [{ reference: `${host}/skills/code-review:9.9.9`, no_sign: true }, 404, `no local skill build is tagged ${host}/skills/code-review:9.9.9; build it with that tag first`],
       ];
       await publish('POST', '/skills/build', { path: join(work, 'src', 'code-review') });

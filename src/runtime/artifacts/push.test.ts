@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../core/clock.js';
 import { BadGatewayError, UnauthenticatedError } from '../../core/errors.js';
+import { keylessSigner } from './keyless.js';
 import { SKILLS } from './kinds.js';
 import { createLayoutStore, type LayoutStore } from './layout.js';
 import { createPushService } from './push.js';
@@ -15,7 +16,7 @@ describe('pushing a build when the registry refuses it', () => {
   let dir: string;
   let layout: LayoutStore;
   const refusing = (error: Error): OciClient => ({ manifest: () => Promise.reject(error), blob: () => Promise.reject(error), push: () => Promise.reject(error), referrers: () => Promise.reject(error) });
-  const pushWith = (error: Error) => createPushService({ spec: SKILLS, layout, registry: refusing(error), stateDir: dir, clock: systemClock }).push({ reference: TAG, no_sign: true });
+  const pushWith = (error: Error) => createPushService({ spec: SKILLS, layout, registry: refusing(error), keyless: keylessSigner({}), stateDir: dir, clock: systemClock }).push({ reference: TAG, no_sign: true });
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolyard-push-'));

@@ -1,5 +1,7 @@
+import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
-import { DomainError, ForbiddenError, InvalidInputError, NotFoundError, NotImplementedError } from '../../core/errors.js';
+import { DomainError, ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors.js';
+import type { KeylessSigner } from './keyless.js';
 import type { KindSpec } from './kinds.js';
 import { CREATED, type LayoutStore } from './layout.js';
 import type { OciClient } from './references/oci-client.js';
@@ -28,17 +30,22 @@ export interface PushService {
   push: (request: PushRequest) => Promise<void>;
 }
 
-/** Pushes a local build to the registry its tag names, under that same name; with `key`, attaches a sigstore bundle signing it. */
-export function createPushService(options: { spec: KindSpec; layout: LayoutStore; registry: OciClient; stateDir: string; clock: Clock }): PushService {
+/** Pushes a local build to the registry its tag names, under that same name; with `key` or `identity_token`, attaches a sigstore bundle signing it. */
+export function createPushService(options: { spec: KindSpec; layout: LayoutStore; registry: OciClient; keyless: KeylessSigner; stateDir: string; clock: Clock }): PushService {
   const { spec, layout, registry } = options;
+  const signatureOf = async (manifest: Buffer, by: { signingKey?: KeyObject | undefined; identityToken?: string | undefined }): Promise<{ bundle: Buffer; annotations: Record<string, string> } | undefined> => {
+    if (by.signingKey !== undefined) {
+      const { bundle, publicKey } = signManifest(manifest, by.signingKey);
+      return { bundle, annotations: { [PUBLIC_KEY_ANNOTATION]: publicKey } };
+    }
+    if (by.identityToken !== undefined) return { bundle: await options.keyless.sign(manifest, by.identityToken), annotations: {} };
+    return undefined;
+  };
   return {
     push: async ({ reference, key, identity_token, no_sign, capability }) => {
       const chosen = [key !== undefined, identity_token !== undefined, no_sign === true].filter(Boolean).length;
       if (chosen !== 1) throw new InvalidInputError('give exactly one of key, identity_token or no_sign: true');
       if (key !== undefined) await checkSigningCapability(options.stateDir, capability);
-      if (identity_token !== undefined) {
-        throw new NotImplementedError('keyless signing with identity_token needs a Fulcio and a Rekor, and none is configured for this runtime; sign with key or push with no_sign: true');
-      }
       const signingKey = key === undefined ? undefined : await loadSigningKey(key);
       const name = parseOciName(reference);
       if (name === undefined || name.digest !== '') throw new InvalidInputError(`reference "${reference}" is not a build tag of the form host/repository:tag`);
@@ -47,14 +54,15 @@ export function createPushService(options: { spec: KindSpec; layout: LayoutStore
       if (name.host === '') throw new InvalidInputError(`build tag ${reference} names no registry; build with a tag such as registry.example.com/${spec.kind}/${name.repository}:${name.tag || 'latest'}`);
       const blobs = await Promise.all([found.manifest.config, ...found.manifest.layers].map(async (descriptor) => ({ digest: descriptor.digest, data: await layout.blob(descriptor.digest) })));
       const manifest = await layout.blob(found.entry.digest);
+      // signed before anything is pushed, so a refused identity token leaves the registry as it was
+      const signature = await signatureOf(manifest, { signingKey, identityToken: identity_token });
       try {
         await registry.push(name, { blobs, manifest });
-        if (signingKey !== undefined) {
-          const { bundle, publicKey } = signManifest(manifest, signingKey);
+        if (signature !== undefined) {
           await attachReferrer(registry, name, { digest: found.entry.digest, size: manifest.length }, {
             artifactType: BUNDLE_ARTIFACT_TYPE,
-            data: bundle,
-            annotations: { [PUBLIC_KEY_ANNOTATION]: publicKey, [CREATED]: options.clock.now().toISOString() },
+            data: signature.bundle,
+            annotations: { ...signature.annotations, [CREATED]: options.clock.now().toISOString() },
           });
         }
       } catch (error) {

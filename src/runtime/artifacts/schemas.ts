@@ -11,7 +11,7 @@ export const PushBody = Type.Object(
   {
     reference: Type.String({ minLength: 1, description: 'a local build tag naming its registry (host/repository:tag); pushed under that name' }),
     key: Type.Optional(Type.String({ description: 'absolute path of a PEM ECDSA P-256 private key; needs the X-Service-Key-Signing-Capability header' })),
-    identity_token: Type.Optional(Type.String({ description: 'an OIDC token for keyless signing (signing is not available yet)' })),
+    identity_token: Type.Optional(Type.String({ description: 'an OIDC identity token for keyless signing: a Fulcio certificate for its identity, the signature logged in Rekor (needs the runtime keys sigstore.fulcioUrl and sigstore.rekorUrl; never logged or stored)' })),
     no_sign: Type.Optional(Type.Boolean({ description: 'push without a signature' })),
   },
   { additionalProperties: false },

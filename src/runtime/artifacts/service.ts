@@ -9,6 +9,7 @@ import type { KindSpec } from './kinds.js';
 import { createLayoutStore } from './layout.js';
 import { skillPlacement } from './placement.js';
 import { pluginPlacement } from '../plugins/placement.js';
+import type { KeylessSigner } from './keyless.js';
 import { createPushService, type PushService } from './push.js';
 import type { CatalogPackages } from '../registry/packages.js';
 import { catalogNameResolver } from './references/catalog-name.js';
@@ -20,6 +21,7 @@ import { withMarketplaces } from './references/marketplace.js';
 import { chainResolvers } from './references/resolver.js';
 import { createRecordStore } from './store.js';
 import { createSyncService, type SyncService } from './sync.js';
+import type { TrustSource } from './trusted-root.js';
 import { createUpgradeService, type UpgradeService } from './upgrade.js';
 
 /** Everything the API and the CLI do with one kind of artifact. */
@@ -43,6 +45,10 @@ export interface ArtifactServiceOptions {
   registry: OciClient;
   /** The configured registry, where catalog names are looked up. */
   catalog: CatalogPackages;
+  /** The trusted root certificate signatures verify against. */
+  trust: TrustSource;
+  /** Signs pushes given an identity token. */
+  keyless: KeylessSigner;
 }
 
 export function createArtifactServices(spec: KindSpec, options: ArtifactServiceOptions): ArtifactServices {
@@ -50,7 +56,7 @@ export function createArtifactServices(spec: KindSpec, options: ArtifactServiceO
   const builds = createBuildService({ spec, layout });
   const records = createRecordStore(options.paths, spec.kind);
   const git = gitResolver({ env: options.env });
-  const oci = ociResolver(options.registry);
+  const oci = ociResolver(options.registry, options.trust);
   const installs = createInstallService({
     spec,
     records,
@@ -62,5 +68,5 @@ export function createArtifactServices(spec: KindSpec, options: ArtifactServiceO
     scratchRoot: join(options.paths.cache, 'artifacts'),
     clock: options.clock,
   });
-  return { spec, builds, pushes: createPushService({ spec, layout, registry: options.registry, stateDir: options.paths.state, clock: options.clock }), installs, sync: createSyncService({ spec, records, installs }), upgrades: createUpgradeService({ spec, installs }) };
+  return { spec, builds, pushes: createPushService({ spec, layout, registry: options.registry, keyless: options.keyless, stateDir: options.paths.state, clock: options.clock }), installs, sync: createSyncService({ spec, records, installs, trust: options.trust }), upgrades: createUpgradeService({ spec, installs }) };
 }

@@ -4,7 +4,10 @@ import { isAbsolute } from 'node:path';
 import { BUNDLE_V03_MEDIA_TYPE, bundleFromJSON, bundleToJSON, isBundleWithMessageSignature, isBundleWithPublicKey, toMessageSignatureBundle } from '@sigstore/bundle';
 import { toSignedEntity, Verifier, type TrustMaterial } from '@sigstore/verify';
 import { DomainError, InvalidInputError } from '../../core/errors.js';
+import { configKey } from '../config.js';
+import { leafCertificate, verifyCertificateBundle } from './certificate-signatures.js';
 import type { Provenance } from './references/resolver.js';
+import type { SigstoreTrust } from './trusted-root.js';
 
 /** The artifact type (and layer media type) of a sigstore bundle attached to a manifest. */
 export const BUNDLE_ARTIFACT_TYPE = BUNDLE_V03_MEDIA_TYPE;
@@ -24,6 +27,11 @@ export interface StoredSignature {
   public_key: string;
   /** The signed manifest, base64: a message signature verifies over the bytes, not their digest. */
   manifest: string;
+}
+
+/** What verifies a signature: the trusted root, when one is configured (certificate bundles need it). */
+export interface VerifyContext {
+  trust?: SigstoreTrust | undefined;
 }
 
 /** A key's identity: the SHA-256 of its SubjectPublicKeyInfo DER, as `sha256:<hex>`. */
@@ -66,12 +74,13 @@ export function signManifest(manifest: Buffer, key: KeyObject): { bundle: Buffer
 }
 
 /**
- * Verifies a key bundle over the manifest bytes with sigstore's verifier, offline: no transparency
- * log or timestamp is required, as none can be reached. The key comes with the artifact and no
- * certificate anchors it, so the provenance is `provisional`: what makes it trusted is the lock
- * file recording this signer and refusing any other afterwards.
+ * Verifies a bundle over the manifest bytes with sigstore's verifier, offline. A certificate bundle
+ * verifies against the configured trusted root. A key bundle needs no transparency log or timestamp,
+ * as none can be reached; its key comes with the artifact and no certificate anchors it, so the
+ * provenance is `provisional`: what makes it trusted is the lock file recording this signer and
+ * refusing any other afterwards.
  */
-export function verifyManifestSignature(input: { bundle: unknown; publicKey: string; manifest: Buffer; what: string }): Provenance {
+export function verifyManifestSignature(input: { bundle: unknown; publicKey: string; manifest: Buffer; what: string }, context: VerifyContext = {}): Provenance {
   const fail = (why: string): SignatureInvalidError => new SignatureInvalidError(`${input.what}: its signature does not verify: ${why}`);
   let bundle;
   try {
@@ -79,7 +88,20 @@ export function verifyManifestSignature(input: { bundle: unknown; publicKey: str
   } catch (error) {
     throw fail(`not a sigstore bundle (${(error as Error).message})`);
   }
-  if (!isBundleWithPublicKey(bundle) || !isBundleWithMessageSignature(bundle)) throw fail('only message signatures by a public key are verified here');
+  if (!isBundleWithMessageSignature(bundle)) throw fail('only message signatures over the manifest are verified here');
+  const signed = bundle.content.messageSignature.messageDigest.digest;
+  if (!signed.equals(createHash('sha256').update(input.manifest).digest())) throw fail('it signs other content');
+  let leaf;
+  try {
+    leaf = leafCertificate(bundle);
+  } catch (error) {
+    throw fail(`its certificate is not an X.509 certificate (${(error as Error).message})`);
+  }
+  if (leaf !== undefined) {
+    if (context.trust === undefined) throw fail(`it is signed by a certificate, and no trusted root is configured to verify it against; set ${configKey('sigstore.trustedRoot')}`);
+    return verifyCertificateBundle(bundle, input.manifest, context.trust, fail);
+  }
+  if (!isBundleWithPublicKey(bundle)) throw fail('it holds neither a public key hint nor a certificate');
   let key: KeyObject;
   try {
     key = createPublicKey(input.publicKey);
@@ -88,8 +110,6 @@ export function verifyManifestSignature(input: { bundle: unknown; publicKey: str
   }
   const identity = keyFingerprint(key);
   if (bundle.verificationMaterial.content.publicKey.hint !== identity) throw fail(`it names the key ${bundle.verificationMaterial.content.publicKey.hint}, not ${identity}`);
-  const signed = bundle.content.messageSignature.messageDigest.digest;
-  if (!signed.equals(createHash('sha256').update(input.manifest).digest())) throw fail('it signs other content');
   const trust: TrustMaterial = {
     certificateAuthorities: [],
     timestampAuthorities: [],
@@ -115,8 +135,8 @@ export function verifyManifestSignature(input: { bundle: unknown; publicKey: str
 }
 
 /** Verifies a stored signature again against the pin it was recorded for (sync: nothing is contacted). */
-export function verifyStoredSignature(stored: StoredSignature, digest: string, what: string): Provenance {
+export function verifyStoredSignature(stored: StoredSignature, digest: string, what: string, context: VerifyContext = {}): Provenance {
   const manifest = Buffer.from(stored.manifest, 'base64');
   if (`sha256:${createHash('sha256').update(manifest).digest('hex')}` !== digest) throw new SignatureInvalidError(`${what}: its stored signature is for other content than ${digest}`);
-  return verifyManifestSignature({ bundle: stored.bundle, publicKey: stored.public_key, manifest, what });
+  return verifyManifestSignature({ bundle: stored.bundle, publicKey: stored.public_key, manifest, what }, context);
 }

@@ -7,8 +7,9 @@ import { checkLockWritable, readLock, toLockEntry, updateLock, type LockEntry } 
 import { exists } from './place.js';
 import { pinnedReference } from './references/oci.js';
 import { SignatureInvalidError, verifyStoredSignature } from './signatures.js';
+import type { TrustSource } from './trusted-root.js';
 import type { InstallRecord, RecordStore } from './store.js';
-import { recordedSigner, SignerMismatchError, UnsignedRejectedError } from './trust.js';
+import { provenanceSigner, recordedSigner, SignerMismatchError, UnsignedRejectedError } from './trust.js';
 
 export interface SyncRequest {
   project_root: string;
@@ -57,24 +58,24 @@ export interface SyncService {
  * on disk only (nothing is contacted); others are reinstalled at their pin, never re-resolved from
  * their source, so a project copied elsewhere gets exactly the same files.
  */
-export function createSyncService(options: { spec: KindSpec; records: RecordStore; installs: InstallService }): SyncService {
+export function createSyncService(options: { spec: KindSpec; records: RecordStore; installs: InstallService; trust: TrustSource }): SyncService {
   const { spec, records, installs } = options;
 
   /** Whether the record's signer is the entry's, and its stored bundle still verifies (with nothing contacted). */
-  const isTrusted = (record: InstallRecord, entry: LockEntry): boolean => {
-    const signer = record.provenance?.signer_identity;
+  const isTrusted = async (record: InstallRecord, entry: LockEntry): Promise<boolean> => {
+    const signer = provenanceSigner(record.provenance);
     const recorded = recordedSigner(entry);
     if (recorded !== undefined && signer !== recorded) return false;
     if (record.signature === undefined) return signer === undefined;
     try {
-      return verifyStoredSignature(record.signature, record.digest, record.name).signer_identity === signer;
+      return provenanceSigner(verifyStoredSignature(record.signature, record.digest, record.name, { trust: await options.trust() })) === signer;
     } catch {
       return false;
     }
   };
 
   const isCurrent = async (record: InstallRecord, entry: LockEntry): Promise<boolean> => {
-    if (record.digest !== entry.digest || record.status !== 'installed' || !isTrusted(record, entry)) return false;
+    if (record.digest !== entry.digest || record.status !== 'installed' || !(await isTrusted(record, entry))) return false;
     for (const folder of installs.foldersOf(record)) {
       if (!(await exists(folder)) || (await contentDigest(folder)) !== entry.contentDigest) return false;
     }

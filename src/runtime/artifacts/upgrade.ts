@@ -6,7 +6,7 @@ import { parseGitReference } from './references/git.js';
 import { parseOciName } from './references/oci-name.js';
 import { checkScope } from './scope.js';
 import { failureReason } from './sync.js';
-import { recordedSigner } from './trust.js';
+import { provenanceSigner, recordedSigner } from './trust.js';
 
 export interface UpgradeRequest {
   project_root: string;
@@ -75,9 +75,9 @@ export function createUpgradeService(options: { spec: KindSpec; installs: Instal
     try {
       // a marketplace plugin is looked up again by name there (after renames), not at the commit it was found at
       const fresh = await installs.probe(entry.source, entry.marketplace);
-      const signer = fresh.provenance?.signer_identity ?? '';
+      const signer = provenanceSigner(fresh.provenance) ?? '';
       const recorded = recordedSigner(entry) ?? '';
-      const found = { ...outcome, new_digest: fresh.digest, new_resolved_reference: fresh.reference, new_signer_identity: signer, trust_anchor_changed: signer !== recorded };
+      const found = { ...outcome, new_digest: fresh.digest, new_resolved_reference: fresh.reference, new_signer_identity: fresh.provenance?.signer_identity ?? '', trust_anchor_changed: signer !== recorded };
       if (fresh.digest === entry.digest) return { ...found, status: 'up-to-date' };
       if (repositoryOf(fresh.reference) !== repositoryOf(entry.resolvedReference) && request.allow_ref_change !== true) return { ...found, status: 'ref-change-blocked' };
       if (recorded !== '' && signer !== recorded && request.allow_signer_change !== true) return { ...found, status: 'signer-change-blocked' };

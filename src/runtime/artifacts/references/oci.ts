@@ -5,6 +5,7 @@ import { LIMITS, snapshotFolder } from '../folder.js';
 import { CREATED, Manifest } from '../layout.js';
 import { unpackLayer } from '../pack.js';
 import { BUNDLE_ARTIFACT_TYPE, PUBLIC_KEY_ANNOTATION, SignatureInvalidError, verifyManifestSignature, type StoredSignature } from '../signatures.js';
+import type { TrustSource } from '../trusted-root.js';
 import type { OciClient, PulledManifest } from './oci-client.js';
 import { formatOciName, parseOciName, type OciName } from './oci-name.js';
 import { findReferrers } from './oci-referrers.js';
@@ -33,8 +34,9 @@ export function pinnedReference(resolvedReference: string, digest: string): stri
  * The signature of a pulled manifest: every sigstore bundle referring to it must verify (one that
  * does not is refused, not skipped: someone attached it); the newest names the signer. Undefined when none refers to it.
  */
-async function verifiedSignature(client: OciClient, name: OciName, pulled: PulledManifest, what: string): Promise<{ provenance: Provenance; stored: StoredSignature } | undefined> {
+async function verifiedSignature(client: OciClient, trustSource: TrustSource, name: OciName, pulled: PulledManifest, what: string): Promise<{ provenance: Provenance; stored: StoredSignature } | undefined> {
   const bundles = await findReferrers(client, name, pulled.digest, BUNDLE_ARTIFACT_TYPE);
+  const trust = bundles.length > 0 ? await trustSource() : undefined;
   const verified = bundles.map((referrer) => {
     let bundle: unknown;
     try {
@@ -43,14 +45,14 @@ async function verifiedSignature(client: OciClient, name: OciName, pulled: Pulle
       throw new SignatureInvalidError(`${what}: a signature bundle attached to it is not JSON`);
     }
     const publicKey = referrer.annotations[PUBLIC_KEY_ANNOTATION] ?? '';
-    const provenance = verifyManifestSignature({ bundle, publicKey, manifest: pulled.bytes, what });
+    const provenance = verifyManifestSignature({ bundle, publicKey, manifest: pulled.bytes, what }, { trust });
     return { provenance, created: referrer.annotations[CREATED] ?? '', stored: { bundle, public_key: publicKey, manifest: pulled.bytes.toString('base64') } };
   });
   return verified.sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0)).at(-1);
 }
 
-/** Pulls one-layer skill or plugin artifacts from OCI registries, pinned at the manifest digest. */
-export function ociResolver(client: OciClient): ReferenceResolver {
+/** Pulls one-layer skill or plugin artifacts from OCI registries, pinned at the manifest digest; certificate signatures verify against `trust`. */
+export function ociResolver(client: OciClient, trust: TrustSource): ReferenceResolver {
   return {
     resolve: async (reference, { spec, scratch, version }) => {
       const asked = parseOciReference(reference);
@@ -78,7 +80,7 @@ export function ociResolver(client: OciClient): ReferenceResolver {
       }
       // the reference keeps the tag it was asked by (the record and the lock file show it); the digest is what pins it
       const shown = formatOciName({ ...name, digest: name.tag === '' ? pulled.digest : '' });
-      const signed = await verifiedSignature(client, name, pulled, what);
+      const signed = await verifiedSignature(client, trust, name, pulled, what);
       return { dir, reference: shown, digest: pulled.digest, tag: name.tag, provenance: signed?.provenance ?? null, unsigned: signed === undefined, signature: signed?.stored };
     },
   };
