@@ -34,8 +34,11 @@ describe('StdioChild framing', () => {
 
 describe('StdioChild sending', () => {
   it('delivers messages sent in one turn in order, and those sent right before stop() before stdin closes', async () => {
-    // The server answers every line with its id, then reports end of input.
+    // The server answers every line with its id, then reports end of input. It says when it is ready,
+    // because a SIGTERM that reached it before its handler was set would end it before it read anything.
     const script = `
+      process.on('SIGTERM', () => undefined);
+      process.stdout.write('{"jsonrpc":"2.0","method":"ready"}\\n');
       let rest = '';
       process.stdin.setEncoding('utf8');
       process.stdin.on('data', (chunk) => {
@@ -44,21 +47,27 @@ describe('StdioChild sending', () => {
         for (const line of lines) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(line).id, result: {} }) + '\\n');
       });
       process.stdin.on('end', () => process.stdout.write('{"jsonrpc":"2.0","method":"end"}\\n'));
-      process.on('SIGTERM', () => undefined);
     `;
     const received: (string | number | null | undefined)[] = [];
     let answered: () => void = () => undefined;
+    let ready: () => void = () => undefined;
     const allAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const isReady = new Promise<void>((resolve) => (ready = resolve));
     const child = new StdioChild(
       { command: process.execPath, args: ['-e', script], env: {} },
       {
         onMessage: (message) => {
+          if (message.method === 'ready') {
+            ready();
+            return;
+          }
           received.push(message.id ?? message.method);
           if (received.length === 10) answered();
         },
         onExit: () => undefined,
       },
     );
+    await isReady;
     for (let id = 1; id <= 5; id++) child.send({ jsonrpc: '2.0', id, method: 'ping' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     for (let id = 6; id <= 9; id++) child.send({ jsonrpc: '2.0', id, method: 'ping' });
