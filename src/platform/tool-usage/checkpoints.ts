@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
+import { createPeriodicJob, type PeriodicJob } from '../../core/periodic-job.js';
 import { signDetached } from '../../core/signing/detached-jws.js';
 import type { PlatformDatabase } from '../db.js';
 import type { SigningKey } from '../signing/keyset.js';
@@ -32,14 +33,8 @@ export function createCheckpointSigner(options: { key: SigningKey; clock: Clock 
   };
 }
 
-export interface CheckpointJob {
-  /** One pass: signs every head left unsigned for the interval; returns how many it signed. */
-  runOnce(): Promise<number>;
-  /** Looks for unsigned heads on a timer that never keeps the process alive. */
-  start(): void;
-  /** Stops the timer and waits for a pass under way. */
-  stop(): Promise<void>;
-}
+/** `runOnce` signs every head left unsigned for the interval and returns how many it signed. */
+export type CheckpointJob = PeriodicJob<number>;
 
 export interface CheckpointJobOptions {
   db: Kysely<PlatformDatabase>;
@@ -57,27 +52,11 @@ export interface CheckpointJobOptions {
 export function createCheckpointJob(options: CheckpointJobOptions): CheckpointJob {
   const { db, clock, logger, signer, intervalMs } = options;
   const tickMs = Math.max(1_000, Math.min(intervalMs / 4, 15_000));
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
   const runOnce = () =>
     db.transaction().execute(async (trx) => {
       const heads = await lockStaleHeads(trx, new Date(clock.now().getTime() - intervalMs));
       for (const head of heads) await signer.sign(trx, head.chain_id, head.head_sequence, head.head_hash);
       return heads.length;
     });
-  const pass = () => {
-    running = runOnce().catch((error: unknown) => logger.warn({ err: error }, 'signing tool-usage checkpoints failed; the next pass retries'));
-  };
-  return {
-    runOnce,
-    start() {
-      if (timer) return;
-      timer = setInterval(pass, tickMs).unref();
-    },
-    async stop() {
-      clearInterval(timer);
-      timer = undefined;
-      await running;
-    },
-  };
+  return createPeriodicJob({ runOnce, intervalMs: tickMs, logger, failure: 'signing tool-usage checkpoints failed; the next pass retries' });
 }

@@ -1,16 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { createPeriodicJob, type PeriodicJob } from '../../core/periodic-job.js';
 import type { PlatformDatabase } from '../db.js';
 import { foldRecords, lockFold, unfoldedChains } from './fold-store.js';
 
-export interface FoldJob {
-  /** One pass: folds every chain's records past its fold into the roll-ups; returns how many records it folded. */
-  runOnce(): Promise<number>;
-  /** Folds on a timer that never keeps the process alive. */
-  start(): void;
-  /** Stops the timer and waits for a pass under way. */
-  stop(): Promise<void>;
-}
+/** `runOnce` folds every chain's records past its fold into the roll-ups and returns how many it folded. */
+export type FoldJob = PeriodicJob<number>;
 
 export interface FoldJobOptions {
   db: Kysely<PlatformDatabase>;
@@ -30,9 +25,6 @@ export function createFoldJob(options: FoldJobOptions): FoldJob {
   const { db, logger } = options;
   const intervalMs = options.intervalMs ?? 1_000;
   const maxRecords = options.maxRecords ?? 20_000;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-
   const foldChain = (chainId: string) =>
     db.transaction().execute(async (trx) => {
       const { folded, head } = await lockFold(trx, chainId);
@@ -47,24 +39,5 @@ export function createFoldJob(options: FoldJobOptions): FoldJob {
     return total;
   };
 
-  const pass = () => {
-    // a pass still under way (a long tail) is not doubled
-    running ??= runOnce()
-      .catch((error: unknown) => logger.warn({ err: error }, 'folding tool-usage records into the roll-ups failed; the next pass retries'))
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  return {
-    runOnce,
-    start() {
-      if (timer) return;
-      timer = setInterval(pass, intervalMs).unref();
-    },
-    async stop() {
-      clearInterval(timer);
-      timer = undefined;
-      await running;
-    },
-  };
+  return createPeriodicJob({ runOnce, intervalMs, logger, failure: 'folding tool-usage records into the roll-ups failed; the next pass retries' });
 }
