@@ -26,6 +26,8 @@ export interface PricedModel {
 export interface LoadedVersion {
   row: VersionRow;
   entries: ReadonlyMap<string, Entry>;
+  /** The entries named so, in the catalog's order (providers in byte order): resolution reads this on every request. */
+  byModel: ReadonlyMap<string, readonly Entry[]>;
 }
 
 /**
@@ -54,7 +56,13 @@ export interface PricingCatalogOptions {
 export const entryKey = (provider: string, model: string) => `${provider}\u0000${model}`;
 
 function loadVersion(row: VersionRow): LoadedVersion {
-  return { row, entries: new Map(row.spec.entries.map((entry) => [entryKey(entry.provider, entry.model), entry])) };
+  const byModel = new Map<string, Entry[]>();
+  for (const entry of row.spec.entries) {
+    const named = byModel.get(entry.model);
+    if (named) named.push(entry);
+    else byModel.set(entry.model, [entry]);
+  }
+  return { row, entries: new Map(row.spec.entries.map((entry) => [entryKey(entry.provider, entry.model), entry])), byModel };
 }
 
 export function createPricingCatalog(options: PricingCatalogOptions): PricingCatalog {
@@ -75,14 +83,23 @@ export function createPricingCatalog(options: PricingCatalogOptions): PricingCat
     const now = clock.now().getTime();
     return versions.find((version) => version.row.effective_from.getTime() <= now);
   };
-  const priced = (version: LoadedVersion, entry: Entry): PricedModel => ({
-    versionId: version.row.id,
-    effectiveFrom: version.row.effective_from,
-    provider: entry.provider,
-    model: entry.model,
-    block: rateBlockOf(entry, version.row.spec.tools),
-    limits: BASELINE.limits[`${entry.provider}/${entry.model}`],
-  });
+  // one object per entry for as long as its version is loaded: the rates memoized on its block stay valid
+  const pricedEntries = new WeakMap<Entry, PricedModel>();
+  const priced = (version: LoadedVersion, entry: Entry): PricedModel => {
+    let model = pricedEntries.get(entry);
+    if (!model) {
+      model = {
+        versionId: version.row.id,
+        effectiveFrom: version.row.effective_from,
+        provider: entry.provider,
+        model: entry.model,
+        block: rateBlockOf(entry, version.row.spec.tools),
+        limits: BASELINE.limits[`${entry.provider}/${entry.model}`],
+      };
+      pricedEntries.set(entry, model);
+    }
+    return model;
+  };
 
   const lookup = (provider: string, model: string) => {
     const version = inEffect();
@@ -103,7 +120,7 @@ export function createPricingCatalog(options: PricingCatalogOptions): PricingCat
     resolve(requested, preferredProvider) {
       const version = inEffect();
       if (!version) return undefined;
-      const named = version.row.spec.entries.filter((entry) => entry.model === requested);
+      const named = version.byModel.get(requested) ?? [];
       const chosen = named.find((entry) => entry.provider === preferredProvider) ?? named[0];
       if (chosen) return priced(version, chosen);
       const slash = requested.indexOf('/');

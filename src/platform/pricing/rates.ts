@@ -37,7 +37,7 @@ export interface Usage {
 }
 
 /** Every rate kind of a block once the tier and the fallbacks are applied. */
-export interface EffectiveRates {
+interface EffectiveRates {
   input: Money;
   cachedInput: Money;
   cacheWrite5m: Money;
@@ -70,17 +70,33 @@ function tierFor(block: RateBlock, selector: number): PromptSizeTier | undefined
   return chosen;
 }
 
-export function effectiveRates(block: RateBlock, selector: number): EffectiveRates {
+interface RatesOfTier extends EffectiveRates {
+  /** The highest input-kind and output-kind rates: what a reservation counts at. */
+  maxIn: Money;
+  maxOut: Money;
+}
+
+/** Every request is priced twice (bound, then usage): a block's rates are worked out once per tier, for as long as its catalog version lives. */
+const ratesByBlock = new WeakMap<RateBlock, Map<PromptSizeTier | undefined, RatesOfTier>>();
+
+function memoized(block: RateBlock, tier: PromptSizeTier | undefined): RatesOfTier {
+  let byTier = ratesByBlock.get(block);
+  if (!byTier) ratesByBlock.set(block, (byTier = new Map<PromptSizeTier | undefined, RatesOfTier>()));
+  let rates = byTier.get(tier);
+  if (!rates) byTier.set(tier, (rates = ratesOf(block, tier)));
+  return rates;
+}
+
+function ratesOf(block: RateBlock, tier: PromptSizeTier | undefined): RatesOfTier {
   const rate = (name: string) => {
     const value = block.rates[name];
     return typeof value === 'string' ? new Money(value) : undefined;
   };
-  const tier = tierFor(block, selector);
   const input = tier ? new Money(tier.inputUsdPerMillion) : (rate('inputUsdPerMillion') ?? ZERO);
   const output = tier ? new Money(tier.outputUsdPerMillion) : (rate('outputUsdPerMillion') ?? ZERO);
   const cachedInput = tier ? new Money(tier.cachedInputUsdPerMillion ?? tier.inputUsdPerMillion) : (rate('cachedInputUsdPerMillion') ?? input);
   const audioInput = rate('audioInputUsdPerMillion') ?? input;
-  return {
+  const rates = {
     input,
     cachedInput,
     cacheWrite5m: rate('cacheCreation5mInputUsdPerMillion') ?? input,
@@ -92,24 +108,34 @@ export function effectiveRates(block: RateBlock, selector: number): EffectiveRat
     audioOutput: rate('audioOutputUsdPerMillion') ?? output,
     tool: block.toolUsdPerThousand === undefined ? ZERO : new Money(block.toolUsdPerThousand),
   };
+  return {
+    ...rates,
+    maxIn: Money.max(rates.input, rates.cachedInput, rates.cacheWrite5m, rates.cacheWrite1h, rates.audioInput, rates.cachedAudioInput),
+    maxOut: Money.max(rates.output, rates.reasoning, rates.audioOutput),
+  };
 }
 
 const count = (value: number | undefined) => Math.max(0, value ?? 0);
 
 /** The exact cost in USD of one request's usage. */
 export function priceUsage(block: RateBlock, usage: Usage): Money {
-  const rates = effectiveRates(block, count(usage.promptTokens));
-  const tokens = new Money(0)
-    .plus(rates.input.times(count(usage.input)))
-    .plus(rates.cachedInput.times(count(usage.cachedInput)))
-    .plus(rates.cacheWrite5m.times(count(usage.cacheWrite5m)))
-    .plus(rates.cacheWrite1h.times(count(usage.cacheWrite1h)))
-    .plus(rates.audioInput.times(count(usage.audioInput)))
-    .plus(rates.cachedAudioInput.times(count(usage.cachedAudioInput)))
-    .plus(rates.output.times(count(usage.output)))
-    .plus(rates.reasoning.times(count(usage.reasoning)))
-    .plus(rates.audioOutput.times(count(usage.audioOutput)));
-  return tokens.div(MILLION).plus(rates.tool.times(count(usage.toolCalls)).div(THOUSAND));
+  const rates = memoized(block, tierFor(block, count(usage.promptTokens)));
+  const terms: [Money, number | undefined][] = [
+    [rates.input, usage.input],
+    [rates.cachedInput, usage.cachedInput],
+    [rates.cacheWrite5m, usage.cacheWrite5m],
+    [rates.cacheWrite1h, usage.cacheWrite1h],
+    [rates.audioInput, usage.audioInput],
+    [rates.cachedAudioInput, usage.cachedAudioInput],
+    [rates.output, usage.output],
+    [rates.reasoning, usage.reasoning],
+    [rates.audioOutput, usage.audioOutput],
+  ];
+  let tokens = ZERO;
+  // most kinds are absent from a usage: no decimal work for them
+  for (const [rate, tokensOfKind] of terms) if (count(tokensOfKind) > 0) tokens = tokens.plus(rate.times(count(tokensOfKind)));
+  const calls = count(usage.toolCalls);
+  return calls > 0 ? tokens.div(MILLION).plus(rates.tool.times(calls).div(THOUSAND)) : tokens.div(MILLION);
 }
 
 /**
@@ -117,12 +143,10 @@ export function priceUsage(block: RateBlock, usage: Usage): Money {
  * and `maxOutput` at the highest output-kind rate of the tier `inputUpperBound` selects, plus `toolCalls`.
  */
 export function maxCost(block: RateBlock, inputUpperBound: number, maxOutput: number, toolCalls = 0): Money {
-  const rates = effectiveRates(block, inputUpperBound);
-  const maxIn = Money.max(rates.input, rates.cachedInput, rates.cacheWrite5m, rates.cacheWrite1h, rates.audioInput, rates.cachedAudioInput);
-  const maxOut = Money.max(rates.output, rates.reasoning, rates.audioOutput);
+  const { maxIn, maxOut, tool } = memoized(block, tierFor(block, inputUpperBound));
   return maxIn
     .times(count(inputUpperBound))
     .plus(maxOut.times(count(maxOutput)))
     .div(MILLION)
-    .plus(rates.tool.times(count(toolCalls)).div(THOUSAND));
+    .plus(tool.times(count(toolCalls)).div(THOUSAND));
 }
