@@ -10,7 +10,7 @@ import { CREATED } from '../../src/runtime/artifacts/layout.js';
 import { createOciClient } from '../../src/runtime/artifacts/references/oci-client.js';
 import { parseOciName } from '../../src/runtime/artifacts/references/oci-name.js';
 import { attachReferrer } from '../../src/runtime/artifacts/references/oci-referrers.js';
-import { BUNDLE_ARTIFACT_TYPE } from '../../src/runtime/artifacts/signatures.js';
+import { BUNDLE_ARTIFACT_TYPE } from '../../src/runtime/artifacts/signature-format.js';
 import {
   certificateBundle,
   createTestCa,

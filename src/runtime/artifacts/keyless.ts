@@ -1,5 +1,4 @@
-import { bundleToJSON } from '@sigstore/bundle';
-import { FulcioSigner, InternalError, MessageSignatureBundleBuilder, RekorWitness } from '@sigstore/sign';
+import type { InternalError } from '@sigstore/sign';
 import { BadGatewayError, ForbiddenError, InvalidInputError, NotImplementedError } from '../../core/errors.js';
 import { configKey } from '../config.js';
 
@@ -13,8 +12,8 @@ export interface KeylessSigner {
 const FETCH = { retry: 0, timeout: 30_000 };
 
 /** Says what went wrong upstream without the token, which sigstore's own messages may quote. */
-function upstreamError(error: unknown, urls: { fulcioUrl: string; rekorUrl: string }): Error {
-  if (!(error instanceof InternalError)) return error as Error;
+function upstreamError(error: unknown, internal: typeof InternalError, urls: { fulcioUrl: string; rekorUrl: string }): Error {
+  if (!(error instanceof internal)) return error as Error;
   const cause = error.cause as { statusCode?: unknown; message?: string } | undefined;
   const status = cause?.statusCode;
   // sigstore's HTTP errors start with their status in parentheses, said here once
@@ -45,12 +44,14 @@ export function keylessSigner(config: { fulcioUrl?: string | undefined; rekorUrl
           `keyless signing with identity_token needs a Fulcio and a Rekor: set ${configKey('sigstore.fulcioUrl')} and ${configKey('sigstore.rekorUrl')}; or sign with key, or push with no_sign: true`,
         );
       }
+      // sigstore's signing stack (and its HTTP client) is loaded by the first push that signs, not by every command
+      const [{ bundleToJSON }, { FulcioSigner, InternalError, MessageSignatureBundleBuilder, RekorWitness }] = await Promise.all([import('@sigstore/bundle'), import('@sigstore/sign')]);
       const signer = new FulcioSigner({ fulcioBaseURL: fulcioUrl, identityProvider: { getToken: () => Promise.resolve(identityToken) }, ...FETCH });
       const builder = new MessageSignatureBundleBuilder({ signer, witnesses: [new RekorWitness({ rekorBaseURL: rekorUrl, ...FETCH })] });
       try {
         return Buffer.from(JSON.stringify(bundleToJSON(await builder.create({ data: manifest }))));
       } catch (error) {
-        throw upstreamError(error, { fulcioUrl, rekorUrl });
+        throw upstreamError(error, InternalError, { fulcioUrl, rekorUrl });
       }
     },
   };

@@ -7,7 +7,7 @@ import { CREATED, type LayoutStore } from './layout.js';
 import type { OciClient } from './references/oci-client.js';
 import { parseOciName } from './references/oci-name.js';
 import { attachReferrer } from './references/oci-referrers.js';
-import { BUNDLE_ARTIFACT_TYPE, loadSigningKey, PUBLIC_KEY_ANNOTATION, signManifest } from './signatures.js';
+import { BUNDLE_ARTIFACT_TYPE, PUBLIC_KEY_ANNOTATION } from './signature-format.js';
 import { checkSigningCapability } from './signing-capability.js';
 
 export interface PushRequest {
@@ -35,6 +35,7 @@ export function createPushService(options: { spec: KindSpec; layout: LayoutStore
   const { spec, layout, registry } = options;
   const signatureOf = async (manifest: Buffer, by: { signingKey?: KeyObject | undefined; identityToken?: string | undefined }): Promise<{ bundle: Buffer; annotations: Record<string, string> } | undefined> => {
     if (by.signingKey !== undefined) {
+      const { signManifest } = await import('./signatures.js');
       const { bundle, publicKey } = signManifest(manifest, by.signingKey);
       return { bundle, annotations: { [PUBLIC_KEY_ANNOTATION]: publicKey } };
     }
@@ -46,7 +47,11 @@ export function createPushService(options: { spec: KindSpec; layout: LayoutStore
       const chosen = [key !== undefined, identity_token !== undefined, no_sign === true].filter(Boolean).length;
       if (chosen !== 1) throw new InvalidInputError('give exactly one of key, identity_token or no_sign: true');
       if (key !== undefined) await checkSigningCapability(options.stateDir, capability);
-      const signingKey = key === undefined ? undefined : await loadSigningKey(key);
+      let signingKey: KeyObject | undefined;
+      if (key !== undefined) {
+        const { loadSigningKey } = await import('./signatures.js');
+        signingKey = await loadSigningKey(key);
+      }
       const name = parseOciName(reference);
       if (name === undefined || name.digest !== '') throw new InvalidInputError(`reference "${reference}" is not a build tag of the form host/repository:tag`);
       const found = await layout.read(reference, spec.artifactType);

@@ -1,38 +1,13 @@
 import { createHash, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { BUNDLE_V03_MEDIA_TYPE, bundleFromJSON, bundleToJSON, isBundleWithMessageSignature, isBundleWithPublicKey, toMessageSignatureBundle } from '@sigstore/bundle';
+import { bundleFromJSON, bundleToJSON, isBundleWithMessageSignature, isBundleWithPublicKey, toMessageSignatureBundle } from '@sigstore/bundle';
 import { toSignedEntity, Verifier, type TrustMaterial } from '@sigstore/verify';
-import { DomainError, InvalidInputError } from '../../core/errors.js';
+import { InvalidInputError } from '../../core/errors.js';
 import { configKey } from '../config.js';
 import { leafCertificate, verifyCertificateBundle } from './certificate-signatures.js';
 import type { Provenance } from './references/resolver.js';
-import type { SigstoreTrust } from './trusted-root.js';
-
-/** The artifact type (and layer media type) of a sigstore bundle attached to a manifest. */
-export const BUNDLE_ARTIFACT_TYPE = BUNDLE_V03_MEDIA_TYPE;
-/** A v0.3 bundle signed by a key names it by a hint only: the key itself travels in this annotation of the bundle's manifest. */
-export const PUBLIC_KEY_ANNOTATION = 'dev.toolyard.signature.public-key';
-
-/** A signature that does not verify: the content is refused (400; sync and upgrade say `signature-invalid`). */
-export class SignatureInvalidError extends DomainError {
-  constructor(message: string) {
-    super(message, 400);
-  }
-}
-
-/** What an install keeps of a verified signature, enough to verify it again with nothing contacted. */
-export interface StoredSignature {
-  bundle: unknown;
-  public_key: string;
-  /** The signed manifest, base64: a message signature verifies over the bytes, not their digest. */
-  manifest: string;
-}
-
-/** What verifies a signature: the trusted root, when one is configured (certificate bundles need it). */
-export interface VerifyContext {
-  trust?: SigstoreTrust | undefined;
-}
+import { SignatureInvalidError, type StoredSignature, type VerifyContext } from './signature-format.js';
 
 /** A key's identity: the SHA-256 of its SubjectPublicKeyInfo DER, as `sha256:<hex>`. */
 export function keyFingerprint(key: KeyObject): string {

@@ -6,7 +6,7 @@ import type { KindSpec } from './kinds.js';
 import { checkLockWritable, readLock, toLockEntry, updateLock, type LockEntry } from './lock.js';
 import { exists } from './place.js';
 import { pinnedReference } from './references/oci.js';
-import { SignatureInvalidError, verifyStoredSignature } from './signatures.js';
+import { SignatureInvalidError } from './signature-format.js';
 import type { TrustSource } from './trusted-root.js';
 import type { InstallRecord, RecordStore } from './store.js';
 import { provenanceSigner, recordedSigner, SignerMismatchError, UnsignedRejectedError } from './trust.js';
@@ -67,6 +67,7 @@ export function createSyncService(options: { spec: KindSpec; records: RecordStor
     const recorded = recordedSigner(entry);
     if (recorded !== undefined && signer !== recorded) return false;
     if (record.signature === undefined) return signer === undefined;
+    const { verifyStoredSignature } = await import('./signatures.js');
     try {
       return provenanceSigner(verifyStoredSignature(record.signature, record.digest, record.name, { trust: await options.trust() })) === signer;
     } catch {

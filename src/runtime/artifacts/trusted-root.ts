@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { X509Certificate } from '@sigstore/core';
-import { TrustedRoot } from '@sigstore/protobuf-specs';
-import { toTrustMaterial, type TrustMaterial, type VerifierOptions } from '@sigstore/verify';
+import type { X509Certificate } from '@sigstore/core';
+import type { TrustedRoot } from '@sigstore/protobuf-specs';
+import type { TrustMaterial, VerifierOptions } from '@sigstore/verify';
 import { InvalidInputError } from '../../core/errors.js';
 
 /** What certificate bundles are verified against: the trusted root's material, its CAs' URIs and how much evidence it can ask for. */
@@ -22,7 +22,8 @@ export type TrustSource = () => Promise<SigstoreTrust | undefined>;
  * always required: the verifier checks the certificate chain at the signing times it verified, and a
  * short-lived Fulcio certificate has expired long before anyone installs what it signed.
  */
-function toTrust(root: TrustedRoot): SigstoreTrust {
+async function toTrust(root: TrustedRoot): Promise<SigstoreTrust> {
+  const [{ X509Certificate }, { toTrustMaterial }] = await Promise.all([import('@sigstore/core'), import('@sigstore/verify')]);
   return {
     material: toTrustMaterial(root),
     authorities: root.certificateAuthorities.map((ca) => ({ uri: ca.uri, certificates: (ca.certChain?.certificates ?? []).map((cert) => X509Certificate.parse(Buffer.from(cert.rawBytes))) })),
@@ -43,9 +44,11 @@ export function trustedRootSource(path: string | undefined, key: string): TrustS
       throw bad(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
     try {
+      // sigstore is loaded by the first verification that needs the root, not by every command
+      const { TrustedRoot } = await import('@sigstore/protobuf-specs');
       const root = TrustedRoot.fromJSON(JSON.parse(text));
       if (root.certificateAuthorities.length === 0) throw new Error('it lists no certificate authority');
-      return toTrust(root);
+      return await toTrust(root);
     } catch (error) {
       throw bad(`is not a Sigstore trusted root: ${(error as Error).message}`);
     }

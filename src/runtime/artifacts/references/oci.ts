@@ -4,7 +4,7 @@ import { BadGatewayError, InvalidInputError } from '../../../core/errors.js';
 import { LIMITS, snapshotFolder } from '../folder.js';
 import { CREATED, Manifest } from '../layout.js';
 import { unpackLayer } from '../pack.js';
-import { BUNDLE_ARTIFACT_TYPE, PUBLIC_KEY_ANNOTATION, SignatureInvalidError, verifyManifestSignature, type StoredSignature } from '../signatures.js';
+import { BUNDLE_ARTIFACT_TYPE, PUBLIC_KEY_ANNOTATION, SignatureInvalidError, type StoredSignature } from '../signature-format.js';
 import type { TrustSource } from '../trusted-root.js';
 import type { OciClient, PulledManifest } from './oci-client.js';
 import { formatOciName, parseOciName, type OciName } from './oci-name.js';
@@ -36,7 +36,9 @@ export function pinnedReference(resolvedReference: string, digest: string): stri
  */
 async function verifiedSignature(client: OciClient, trustSource: TrustSource, name: OciName, pulled: PulledManifest, what: string): Promise<{ provenance: Provenance; stored: StoredSignature } | undefined> {
   const bundles = await findReferrers(client, name, pulled.digest, BUNDLE_ARTIFACT_TYPE);
-  const trust = bundles.length > 0 ? await trustSource() : undefined;
+  if (bundles.length === 0) return undefined;
+  const trust = await trustSource();
+  const { verifyManifestSignature } = await import('../signatures.js');
   const verified = bundles.map((referrer) => {
     let bundle: unknown;
     try {

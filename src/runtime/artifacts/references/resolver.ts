@@ -1,6 +1,6 @@
 import { InvalidInputError, NotFoundError } from '../../../core/errors.js';
 import type { KindSpec } from '../kinds.js';
-import type { StoredSignature } from '../signatures.js';
+import type { StoredSignature } from '../signature-format.js';
 import { parseOciName } from './oci-name.js';
 
 /** Who signed an artifact, as the details envelope shows it. */
