@@ -15,15 +15,17 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglite);
 
 // Structured clone keeps only message and stack of an Error; PGlite's fields (code, detail,
-// constraint, ...) travel as plain values and the main side puts them back on a new Error.
+// constraint, ...) travel as plain values and the main side puts them back on a new Error. PGlite
+// also throws objects that are no Error (ExitStatus when it cannot start): their message counts too.
 function wireError(error) {
-  if (!(error instanceof Error)) return { message: String(error), fields: {}, withParams: false };
   const fields = {};
+  if (typeof error !== 'object' || error === null) return { message: String(error), fields, withParams: false };
   for (const key of Object.keys(error)) {
     const value = error[key];
-    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) fields[key] = value;
+    if (key !== 'message' && (value === null || (typeof value !== 'object' && typeof value !== 'function'))) fields[key] = value;
   }
-  return { message: error.message, fields, withParams: Object.hasOwn(error, 'params') };
+  const message = typeof error.message === 'string' ? error.message : String(error);
+  return { message, fields, withParams: Object.hasOwn(error, 'params') };
 }
 
 // A class instance lost its prototype in the clone; it comes back as an object that serializes

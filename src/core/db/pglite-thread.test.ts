@@ -151,6 +151,17 @@ describe('the embedded database on a thread', () => {
     }
   });
 
+  it('refuses to start where PGlite cannot open its directory, with the reason PGlite gives', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'toolyard-pglite-thread-'));
+    try {
+      const notADirectory = join(directory, 'file');
+      await writeFile(notADirectory, 'not a data directory');
+      await expect(startPgliteThread({ dataDir: notADirectory })).rejects.toMatchObject({ name: 'ExitStatus', message: 'Program terminated with exit(1)' });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
   it('rejects the queries in flight and later ones when its thread dies', async () => {
     const engine = await startPgliteThread({ loadDataDir: await emptyClusterDump() });
     const inFlight = engine.query('select pg_sleep(5)', []);

@@ -116,8 +116,8 @@ export async function startPgliteThread(options: PgliteThreadOptions = {}): Prom
     });
   });
   try {
-    worker.postMessage({ wasmModule: await pgliteModule() });
-    await ready;
+    // together, so a failed compile still leaves a handler on `ready` for the exit that follows
+    await Promise.all([pgliteModule().then((wasmModule) => worker.postMessage({ wasmModule })), ready]);
   } catch (error) {
     await worker.terminate();
     throw error;
