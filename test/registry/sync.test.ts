@@ -233,13 +233,15 @@ describe('a slow source', () => {
       registry.scheduler.start();
       const status = async (name: string) => (await registry.get<SourceStatus>(`/v1/sources/${name}`)).body.syncStatus;
       await vitestWaitFor(() => slow.requests.length > 0);
-      for (let tries = 0; (await status('quick')).phase !== 'complete'; tries++) {
+      // the catalog is read from memory, refreshed just after the sync commits: wait for the listing, not the status
+      const listed = async () => (await registry.get<{ servers: { server: { name: string } }[] }>('/registry/default/v0.1/servers')).body.servers.map((record) => record.server.name);
+      for (let tries = 0; (await listed()).length === 0; tries++) {
         expect(tries).toBeLessThan(100);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+      expect(await listed()).toEqual(['com.acme/quick']);
+      expect((await status('quick')).phase).toBe('complete');
       expect((await status('slow')).phase).toBe('syncing');
-      const listed = await registry.get<{ servers: { server: { name: string } }[] }>('/registry/default/v0.1/servers');
-      expect(listed.body.servers.map((record) => record.server.name)).toEqual(['com.acme/quick']);
 
       // shutting down interrupts the slow sync and hands it back, with no failure counted against the source
       await registry.scheduler.stop();

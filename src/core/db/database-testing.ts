@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { createDatabase, pgliteDatabase, type Database } from './database.js';
+import { createDatabase, embeddedDatabase, type Database } from './database.js';
+import { startPgliteThread } from './pglite-thread.js';
 
 export interface TestDatabaseTarget {
   name: 'pglite' | 'postgres';
@@ -19,7 +20,7 @@ export function testDatabaseTargets(env: Record<string, string | undefined> = pr
     {
       name: 'pglite',
       async create<DB>() {
-        const database = pgliteDatabase<DB>(await freshPglite());
+        const database = embeddedDatabase<DB>(await startPgliteThread({ loadDataDir: await emptyClusterDump() }));
         return { database, drop: () => database.close() };
       },
     },
@@ -50,11 +51,11 @@ export function testDatabaseTargets(env: Record<string, string | undefined> = pr
 /**
  * A new in-memory PGlite runs initdb (1.5 to 3 s on a small machine); one loaded from a dump of an empty
  * cluster starts in about a third of that. Each test process dumps one empty cluster and starts every
- * later engine from it: still a separate, empty database per test.
+ * later engine from it, on its own thread as the services run it: still a separate, empty database per test.
  */
 let emptyCluster: Promise<Blob> | undefined;
 
-async function freshPglite(): Promise<PGlite> {
+export function emptyClusterDump(): Promise<Blob> {
   emptyCluster ??= (async () => {
     const seed = await PGlite.create('memory://');
     try {
@@ -63,7 +64,7 @@ async function freshPglite(): Promise<PGlite> {
       await seed.close();
     }
   })();
-  return PGlite.create({ loadDataDir: await emptyCluster });
+  return emptyCluster;
 }
 
 async function adminQuery(url: string, statement: string): Promise<void> {

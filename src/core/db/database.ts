@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { ConnectionOptions } from 'node:tls';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
+import { startPgliteThread, type PgliteThread } from './pglite-thread.js';
 
 export interface DatabaseOptions {
   /** A PostgreSQL connection string; when set it wins over dataDir. */
@@ -99,8 +99,6 @@ export interface Database<DB> {
   kind: 'postgres' | 'pglite';
   /** Runs a raw statement on a dedicated connection; used by LISTEN-based invalidation. */
   close(): Promise<void>;
-  /** The embedded engine, when there is one (for LISTEN/NOTIFY on PGlite). */
-  pglite?: PGlite;
   /** The pg pool, when there is one. */
   pool?: pg.Pool;
 }
@@ -124,19 +122,18 @@ export async function createDatabase<DB>(options: DatabaseOptions): Promise<Data
   }
   const dataDir = options.dataDir ?? './data/registry';
   if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
-  return pgliteDatabase<DB>(await PGlite.create(dataDir));
+  return embeddedDatabase<DB>(await startPgliteThread({ dataDir }));
 }
 
 /** A database over an open embedded engine; closing it closes the engine. */
-export function pgliteDatabase<DB>(pglite: PGlite): Database<DB> {
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+export function embeddedDatabase<DB>(engine: PgliteThread): Database<DB> {
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(engine) });
   return {
     db,
     kind: 'pglite',
-    pglite,
     close: async () => {
       await db.destroy();
-      await pglite.close();
+      await engine.close();
     },
   };
 }

@@ -1,4 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -15,18 +14,23 @@ import {
   type TransactionSettings,
 } from 'kysely';
 
+/** What the dialect needs of an embedded engine: PGlite itself and its thread client both fit. */
+export interface EmbeddedEngine {
+  query(sql: string, params: readonly unknown[]): Promise<{ rows: unknown[]; affectedRows?: number }>;
+}
+
 /**
  * PGlite is one connection: queries and transactions are serialized through a queue, so a
  * transaction holds the connection exclusively until it ends, exactly as a pooled pg connection would.
  */
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(private readonly engine: EmbeddedEngine) {}
 
   createAdapter(): DialectAdapter {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    return new PGliteDriver(this.engine);
   }
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new PostgresIntrospector(db);
@@ -40,8 +44,8 @@ class PGliteDriver implements Driver {
   private tail: Promise<void> = Promise.resolve();
   private readonly connection: PGliteConnection;
 
-  constructor(pglite: PGlite) {
-    this.connection = new PGliteConnection(pglite);
+  constructor(engine: EmbeddedEngine) {
+    this.connection = new PGliteConnection(engine);
   }
 
   async init(): Promise<void> {}
@@ -75,13 +79,13 @@ class PGliteDriver implements Driver {
 class PGliteConnection implements DatabaseConnection {
   release: () => void = () => undefined;
 
-  constructor(private readonly pglite: PGlite) {}
+  constructor(private readonly engine: EmbeddedEngine) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pglite.query<R>(compiled.sql, [...compiled.parameters]);
+    const result = await this.engine.query(compiled.sql, [...compiled.parameters]);
     const affected = result.affectedRows;
     return {
-      rows: result.rows,
+      rows: result.rows as R[],
       ...(affected !== undefined && { numAffectedRows: BigInt(affected) }),
     };
   }

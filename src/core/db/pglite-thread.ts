@@ -1,0 +1,156 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { EmbeddedEngine } from './pglite-dialect.js';
+import { PGLITE_THREAD_SOURCE } from './pglite-thread-worker-source.js';
+
+export interface PgliteThreadOptions {
+  /** The data directory (`memory://` or a path); absent keeps the data in memory. */
+  dataDir?: string;
+  /** A dump of a data directory to start from (PGlite's `loadDataDir`). */
+  loadDataDir?: Blob;
+}
+
+/** PGlite on its own thread: SQL runs in parallel with the HTTP work of the main thread. */
+export interface PgliteThread extends EmbeddedEngine {
+  /** Flushes and closes the engine, then ends the thread; later queries are rejected. */
+  close(): Promise<void>;
+}
+
+interface WireError {
+  message: string;
+  fields: Record<string, unknown>;
+  withParams: boolean;
+}
+
+interface Reply {
+  id: number;
+  rows?: unknown[];
+  affectedRows?: number;
+  error?: WireError;
+}
+
+interface Pending {
+  resolve(reply: Reply): void;
+  reject(error: Error): void;
+  params: readonly unknown[];
+}
+
+/** The same words as PGlite's own error, which callers already recognise as "the database is gone". */
+const CLOSED = 'PGlite is closed';
+
+const pglitePath = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+
+/**
+ * Compiled once per process and shared with every thread (a compiled module crosses threads without
+ * a copy): each later engine (tests start one per test) skips compiling 9 MB of WebAssembly.
+ */
+let compiled: Promise<unknown> | undefined;
+function pgliteModule(): Promise<unknown> {
+  // the WebAssembly global is not in this project's type libraries (no DOM lib)
+  const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<unknown> } }).WebAssembly;
+  compiled ??= readFile(join(dirname(pglitePath), 'pglite.wasm')).then((bytes) => wasm.compile(bytes));
+  return compiled;
+}
+
+function fromWire(wire: WireError, params: readonly unknown[]): Error {
+  const error = Object.assign(new Error(wire.message), wire.fields);
+  // the thread's copy of the parameters may differ (Buffers arrive as Uint8Arrays); the caller's are the truth
+  if (wire.withParams) Object.assign(error, { params, queryOptions: undefined });
+  return error;
+}
+
+const textOf = (value: { toString(): string }): string => value.toString();
+
+/** Class instances (a Decimal, say) lose their prototype in the clone; send what PGlite would make of them. */
+function toWire(params: readonly unknown[]): { params: unknown[]; objects: [number, { text: string; json: string | undefined }][] } {
+  const objects: [number, { text: string; json: string | undefined }][] = [];
+  const copy = params.map((value, at) => {
+    if (typeof value !== 'object' || value === null || value instanceof Date || ArrayBuffer.isView(value) || Array.isArray(value)) return value;
+    const prototype: unknown = Object.getPrototypeOf(value);
+    if (prototype === Object.prototype || prototype === null) return value;
+    objects.push([at, { text: textOf(value), json: JSON.stringify(value) }]);
+    return null;
+  });
+  return { params: copy, objects };
+}
+
+export async function startPgliteThread(options: PgliteThreadOptions = {}): Promise<PgliteThread> {
+  const worker = new Worker(PGLITE_THREAD_SOURCE, {
+    eval: true,
+    // plain CommonJS needs none of the parent's flags; a loader (tsx) or --input-type=module would only slow or break it
+    execArgv: [],
+    workerData: { pglite: pglitePath, dataDir: options.dataDir, loadDataDir: options.loadDataDir },
+  });
+  const pending = new Map<number, Pending>();
+  let nextId = 0;
+  let stopped: Error | undefined;
+  let closing: Promise<void> | undefined;
+
+  const stop = (error: Error) => {
+    stopped ??= error;
+    for (const request of pending.values()) request.reject(stopped);
+    pending.clear();
+  };
+
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.on('message', (message: Reply & { ready?: true; failed?: WireError }) => {
+      if (message.ready) return resolve();
+      if (message.failed) return reject(fromWire(message.failed, []));
+      const request = pending.get(message.id);
+      if (!request) return;
+      pending.delete(message.id);
+      // only a query in flight keeps the process alive, as an in-thread engine would
+      if (pending.size === 0) worker.unref();
+      if (message.error) request.reject(fromWire(message.error, request.params));
+      else request.resolve(message);
+    });
+    worker.on('error', (error) => {
+      stop(new Error(`${CLOSED}: its thread failed (${error.message})`));
+      reject(error);
+    });
+    worker.on('exit', (code) => {
+      stop(new Error(`${CLOSED}: its thread exited with code ${code}`));
+      reject(stopped ?? new Error(CLOSED));
+    });
+  });
+  try {
+    // together, so a failed compile still leaves a handler on `ready` for the exit that follows
+    await Promise.all([pgliteModule().then((wasmModule) => worker.postMessage({ wasmModule })), ready]);
+  } catch (error) {
+    await worker.terminate();
+    throw error;
+  }
+  worker.unref();
+
+  const send = (request: { op: 'query'; sql: string; params: readonly unknown[] } | { op: 'close' }): Promise<Reply> => {
+    if (stopped) return Promise.reject(stopped);
+    const id = nextId++;
+    const params = request.op === 'query' ? request.params : [];
+    try {
+      worker.postMessage(request.op === 'query' ? { id, op: 'query', sql: request.sql, ...toWire(request.params) } : { id, op: 'close' });
+    } catch (error) {
+      // a value structured clone cannot copy (a function, say)
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    if (pending.size === 0) worker.ref();
+    return new Promise<Reply>((resolve, reject) => pending.set(id, { resolve, reject, params }));
+  };
+
+  return {
+    async query(sql: string, params: readonly unknown[] = []) {
+      const reply = await send({ op: 'query', sql, params });
+      return { rows: reply.rows ?? [], ...(reply.affectedRows !== undefined && { affectedRows: reply.affectedRows }) };
+    },
+    close() {
+      closing ??= (async () => {
+        // a thread that already stopped has nothing left to flush
+        await send({ op: 'close' }).catch(() => undefined);
+        stop(new Error(CLOSED));
+        await worker.terminate();
+      })();
+      return closing;
+    },
+  };
+}
