@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { PlatformDatabase } from '../platform/db.js';
 
 async function loadConfig(file: string | undefined) {
   const { loadPlatformConfig } = await import('../platform/config.js');
@@ -16,14 +17,20 @@ export function registerPlatformCommands(program: Command): void {
     .option('-a, --address <host:port>', 'listen address (overrides server.address)')
     .action(async (options: { config?: string; address?: string }) => {
       const config = await loadConfig(options.config);
-      const { splitAddress, stopOnSignals } = await import('./serve.js');
+      const { splitAddress, stopOnSignals, startEmbeddedDatabase, closingDatabase } = await import('./serve.js');
       const { host, port } = splitAddress(options.address ?? config.server.address, options.address === undefined ? 'server.address' : '--address');
-      const [{ createLogger }, { buildPlatformApp }] = await Promise.all([import('../core/telemetry/logger.js'), import('../platform/app.js')]);
+      const [[{ createLogger }, { buildPlatformApp }], database] = await Promise.all([
+        Promise.all([import('../core/telemetry/logger.js'), import('../platform/app.js')]),
+        startEmbeddedDatabase<PlatformDatabase>(config.database),
+      ]);
       const logger = createLogger({ level: config.logging.level, name: 'platform' });
-      const app = await buildPlatformApp({ config, logger });
+      const app = await buildPlatformApp({ config, logger, ...(database && { database }) }).catch(async (error: unknown) => {
+        await database?.close();
+        throw error;
+      });
       app.start();
       await app.http.listen({ host, port });
-      stopOnSignals(app, { logger, shutdownDelay: config.server.shutdownDelay });
+      stopOnSignals(closingDatabase(app, database), { logger, shutdownDelay: config.server.shutdownDelay });
     });
 
   platform

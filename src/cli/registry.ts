@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { RegistryDatabase } from '../registry/tables.js';
 
 async function loadConfig(file: string | undefined) {
   const [{ loadRegistryConfig }, { resolveConfigPaths }] = await Promise.all([import('../registry/config.js'), import('../registry/config-paths.js')]);
@@ -16,15 +17,21 @@ export function registerRegistryCommands(program: Command): void {
     .option('-a, --address <host:port>', 'listen address (overrides server.address)')
     .action(async (options: { config?: string; address?: string }) => {
       const config = await loadConfig(options.config);
-      const { splitAddress, stopOnSignals } = await import('./serve.js');
+      const { splitAddress, stopOnSignals, startEmbeddedDatabase, closingDatabase } = await import('./serve.js');
       const { host, port } = splitAddress(options.address ?? config.server.address, options.address === undefined ? 'server.address' : '--address');
-      const [{ createLogger }, { buildRegistryApp }] = await Promise.all([import('../core/telemetry/logger.js'), import('../registry/app.js')]);
+      const [[{ createLogger }, { buildRegistryApp }], database] = await Promise.all([
+        Promise.all([import('../core/telemetry/logger.js'), import('../registry/app.js')]),
+        startEmbeddedDatabase<RegistryDatabase>(config.database),
+      ]);
       const logger = createLogger({ level: config.logging.level, name: 'registry' });
-      const app = await buildRegistryApp({ config, logger, env: process.env });
+      const app = await buildRegistryApp({ config, logger, env: process.env, ...(database && { database }) }).catch(async (error: unknown) => {
+        await database?.close();
+        throw error;
+      });
       await app.http.listen({ host, port });
       // syncs and change polling start once the server answers: the catalog is already served from the read model
       app.start();
-      stopOnSignals(app, { logger, shutdownDelay: config.server.shutdownDelay });
+      stopOnSignals(closingDatabase(app, database), { logger, shutdownDelay: config.server.shutdownDelay });
     });
 
   registry

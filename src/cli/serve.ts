@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { DatabaseConfig } from '../core/config/database.js';
+import type { Database } from '../core/db/database.js';
 import { parseDuration } from '../core/config/duration.js';
 import { ConfigError } from '../core/config/load.js';
 
@@ -29,4 +31,27 @@ export function stopOnSignals(app: Servable, options: { logger: Logger; shutdown
   };
   process.once('SIGINT', (signal) => void stop(signal));
   process.once('SIGTERM', (signal) => void stop(signal));
+}
+
+/**
+ * The embedded database, started before the server's modules load: its thread opens PGlite (the longest
+ * part of a start) while this one loads the rest. Undefined for PostgreSQL, which the service host opens
+ * (and may first migrate as another user). The server must close it: a host closes only what it opened.
+ */
+export async function startEmbeddedDatabase<DB>(database: DatabaseConfig): Promise<Database<DB> | undefined> {
+  if (database.url !== undefined) return undefined;
+  const engine = import('../core/db/pglite-thread.js').then(({ openDataDir }) => openDataDir(database.dataDir));
+  const { embeddedDatabase } = await import('../core/db/database.js');
+  return embeddedDatabase<DB>(await engine);
+}
+
+/** The server, closing `database` after itself. */
+export function closingDatabase(app: Servable, database: Pick<Database<unknown>, 'close'> | undefined): Servable {
+  return {
+    drain: () => app.drain(),
+    close: async () => {
+      await app.close();
+      await database?.close();
+    },
+  };
 }

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import type { ConnectionOptions } from 'node:tls';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
-import { startPgliteThread, type PgliteThread } from './pglite-thread.js';
+import { openDataDir, type PgliteThread } from './pglite-thread.js';
 
 export interface DatabaseOptions {
   /** A PostgreSQL connection string; when set it wins over dataDir. */
@@ -120,9 +119,7 @@ export async function createDatabase<DB>(options: DatabaseOptions): Promise<Data
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', pool, close: () => db.destroy() };
   }
-  const dataDir = options.dataDir ?? './data/registry';
-  if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
-  return embeddedDatabase<DB>(await startPgliteThread({ dataDir }));
+  return embeddedDatabase<DB>(await openDataDir(options.dataDir ?? './data/registry'));
 }
 
 /** A database over an open embedded engine; closing it closes the engine. */

@@ -5,12 +5,14 @@
  * path the main side resolved (`workerData.pglite`), so the thread uses the package the code was
  * installed with.
  *
- * Protocol: the first message brings the compiled WebAssembly module (compiled on the main side while
- * this thread loads PGlite); the thread answers `{ ready: true }` or `{ failed }` once the engine is
- * open, then one reply per request, in order: `{ id, rows, affectedRows }` or `{ id, error }`.
+ * Protocol: `workerData.wasmModule` is the compiled WebAssembly when an earlier engine of the process
+ * compiled it; otherwise the thread compiles it and sends it back (`{ compiled }`) for the next ones. The
+ * thread answers `{ ready: true }` or `{ failed }` once the engine is open, then one reply per request, in
+ * order: `{ id, rows, affectedRows }` or `{ id, error }`.
  * Requests run one at a time, so `close` flushes after every query sent before it.
  */
 export const PGLITE_THREAD_SOURCE = String.raw`
+const { readFileSync } = require('node:fs');
 const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglite);
 
@@ -57,16 +59,23 @@ async function serve(engine, request) {
   }
 }
 
-parentPort.once('message', ({ wasmModule }) => {
-  PGlite.create({ dataDir: workerData.dataDir, loadDataDir: workerData.loadDataDir, wasmModule }).then(
-    (engine) => {
-      let tail = Promise.resolve();
-      parentPort.on('message', (request) => {
-        tail = tail.then(() => serve(engine, request));
-      });
-      parentPort.postMessage({ ready: true });
-    },
-    (error) => parentPort.postMessage({ failed: wireError(error) }),
-  );
-});
+async function open() {
+  let wasmModule = workerData.wasmModule;
+  if (wasmModule === undefined) {
+    wasmModule = await WebAssembly.compile(readFileSync(workerData.wasmPath));
+    parentPort.postMessage({ compiled: wasmModule });
+  }
+  return PGlite.create({ dataDir: workerData.dataDir, loadDataDir: workerData.loadDataDir, wasmModule });
+}
+
+open().then(
+  (engine) => {
+    let tail = Promise.resolve();
+    parentPort.on('message', (request) => {
+      tail = tail.then(() => serve(engine, request));
+    });
+    parentPort.postMessage({ ready: true });
+  },
+  (error) => parentPort.postMessage({ failed: wireError(error) }),
+);
 `;

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -43,16 +43,13 @@ const CLOSED = 'PGlite is closed';
 const pglitePath = createRequire(import.meta.url).resolve('@electric-sql/pglite');
 
 /**
- * Compiled once per process and shared with every thread (a compiled module crosses threads without
- * a copy): each later engine (tests start one per test) skips compiling 9 MB of WebAssembly.
+ * The compiled WebAssembly, kept from the first engine of the process and handed to every later one (a
+ * compiled module crosses threads without a copy): each later engine (tests start one per test) skips
+ * compiling 9 MB of it. The first engine's thread compiles it itself, so a server's start never waits for
+ * this thread, busy loading the server's modules, to compile it or to pass it on.
  */
-let compiled: Promise<unknown> | undefined;
-function pgliteModule(): Promise<unknown> {
-  // the WebAssembly global is not in this project's type libraries (no DOM lib)
-  const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<unknown> } }).WebAssembly;
-  compiled ??= readFile(join(dirname(pglitePath), 'pglite.wasm')).then((bytes) => wasm.compile(bytes));
-  return compiled;
-}
+let compiled: unknown;
+const WASM_PATH = join(dirname(pglitePath), 'pglite.wasm');
 
 function fromWire(wire: WireError, params: readonly unknown[]): Error {
   const error = Object.assign(new Error(wire.message), wire.fields);
@@ -81,7 +78,7 @@ export async function startPgliteThread(options: PgliteThreadOptions = {}): Prom
     eval: true,
     // plain CommonJS needs none of the parent's flags; a loader (tsx) or --input-type=module would only slow or break it
     execArgv: [],
-    workerData: { pglite: pglitePath, dataDir: options.dataDir, loadDataDir: options.loadDataDir },
+    workerData: { pglite: pglitePath, wasmPath: WASM_PATH, wasmModule: compiled, dataDir: options.dataDir, loadDataDir: options.loadDataDir },
   });
   const pending = new Map<number, Pending>();
   let nextId = 0;
@@ -95,7 +92,11 @@ export async function startPgliteThread(options: PgliteThreadOptions = {}): Prom
   };
 
   const ready = new Promise<void>((resolve, reject) => {
-    worker.on('message', (message: Reply & { ready?: true; failed?: WireError }) => {
+    worker.on('message', (message: Reply & { ready?: true; failed?: WireError; compiled?: unknown }) => {
+      if (message.compiled !== undefined) {
+        compiled ??= message.compiled;
+        return;
+      }
       if (message.ready) return resolve();
       if (message.failed) return reject(fromWire(message.failed, []));
       const request = pending.get(message.id);
@@ -116,8 +117,7 @@ export async function startPgliteThread(options: PgliteThreadOptions = {}): Prom
     });
   });
   try {
-    // together, so a failed compile still leaves a handler on `ready` for the exit that follows
-    await Promise.all([pgliteModule().then((wasmModule) => worker.postMessage({ wasmModule })), ready]);
+    await ready;
   } catch (error) {
     await worker.terminate();
     throw error;
@@ -153,4 +153,10 @@ export async function startPgliteThread(options: PgliteThreadOptions = {}): Prom
       return closing;
     },
   };
+}
+
+/** The engine of a data directory, created when missing (`memory://` keeps the data in memory). */
+export async function openDataDir(dataDir: string): Promise<PgliteThread> {
+  if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
+  return startPgliteThread({ dataDir });
 }
