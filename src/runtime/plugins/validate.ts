@@ -1,4 +1,4 @@
-import semver from 'semver';
+import validVersion from 'semver/functions/valid.js';
 import { fileRuleErrors, type FolderSnapshot } from '../artifacts/folder.js';
 import { nameProblem, SKILL_FILE, validateSkill, type Validation } from '../skills/validate.js';
 
@@ -117,7 +117,7 @@ export function validatePlugin(snapshot: FolderSnapshot): Validation {
   const warnings = Object.keys(manifest)
     .filter((key) => !KNOWN_KEYS.has(key))
     .map((key) => `unknown ${MANIFEST_FILE} key "${key}"`);
-  if (manifest.version !== undefined && (typeof manifest.version !== 'string' || semver.valid(manifest.version) === null)) warnings.push(`version ${JSON.stringify(manifest.version)} is not a semantic version`);
+  if (manifest.version !== undefined && (typeof manifest.version !== 'string' || validVersion(manifest.version) === null)) warnings.push(`version ${JSON.stringify(manifest.version)} is not a semantic version`);
   if (!hasComponents(manifest, snapshot)) warnings.push('the plugin has no components (commands, agents, skills, hooks, MCP or LSP servers, output styles)');
   warnings.push(...skills.flatMap((skill) => skill.warnings));
   return { valid: errors.length === 0, errors, warnings, blocking: [...(badName === undefined ? [] : [badName]), ...fileErrors] };
