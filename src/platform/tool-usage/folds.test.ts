@@ -40,7 +40,7 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
   const setUp = async (): Promise<Kysely<PlatformDatabase>> => {
     const created = await target.create<PlatformDatabase>();
     drop = () => created.drop();
-    await migrateToLatest({ db: created.database.db, migrations: platformMigrations, table: PLATFORM_MIGRATION_TABLE });
+    await migrateToLatest({ db: created.database.db as never, migrations: platformMigrations, table: PLATFORM_MIGRATION_TABLE });
     return created.database.db;
   };
 

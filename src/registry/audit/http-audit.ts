@@ -7,7 +7,7 @@ import type { AuditLog } from './audit-log.js';
 import type { AuditEventName, AuditOutcome, AuditResourceType } from './events.js';
 
 /*
- * The audit trail of the HTTP API, taken at the edge: one onResponse hook sees every request once,
+ * The audit trail of the HTTP API, taken at the edge: one onSend hook sees every request once,
  * after authorization and the services have decided, with the request id, the caller and the status.
  * Routes and services stay unaware of it. Which requests are audited operations is the table below,
  * keyed by method and route pattern.
@@ -95,11 +95,12 @@ export function registerHttpAudit(app: HttpApp, options: HttpAuditOptions): Http
     done();
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    if (authFailed.has(request)) return;
+  // recorded as the answer goes out, not after: whoever got the answer finds its record in the log
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (authFailed.has(request)) return payload;
     const status = reply.statusCode;
     const operation = request.routeOptions.url === undefined ? undefined : operations[`${request.method} ${request.routeOptions.url}`];
-    if (!operation && status !== 403) return;
+    if (!operation && status !== 403) return payload;
     const outcome: AuditOutcome = status < 400 ? 'success' : status === 403 ? 'denied' : 'failure';
     const event = operation ? (typeof operation.event === 'string' ? operation.event : await operation.event(request, reply)) : 'authz.denied';
     const target: Target = operation ? operation.target(request) : { resourceType: deniedResourceType(pathOf(request)), resourceName: param(request, 'registryName') ?? param(request, 'name') };
@@ -117,6 +118,7 @@ export function registerHttpAudit(app: HttpApp, options: HttpAuditOptions): Http
       ...(reason !== undefined && { reason }),
       ...(!operation && { route: `${request.method} ${pathOf(request)}` }),
     });
+    return payload;
   });
 
   return {
