@@ -16,12 +16,14 @@ export function registerRegistryCommands(program: Command): void {
     .option('-c, --config <file>', 'YAML configuration file')
     .option('-a, --address <host:port>', 'listen address (overrides server.address)')
     .action(async (options: { config?: string; address?: string }) => {
+      // PGlite loads and compiles on its own thread while the configuration is read (unused with PostgreSQL)
+      const prepared = (await import('../core/db/pglite-thread.js')).preparePgliteThread();
       const config = await loadConfig(options.config);
       const { splitAddress, stopOnSignals, startEmbeddedDatabase, closingDatabase } = await import('./serve.js');
       const { host, port } = splitAddress(options.address ?? config.server.address, options.address === undefined ? 'server.address' : '--address');
       const [[{ createLogger }, { buildRegistryApp }], database] = await Promise.all([
         Promise.all([import('../core/telemetry/logger.js'), import('../registry/app.js')]),
-        startEmbeddedDatabase<RegistryDatabase>(config.database),
+        startEmbeddedDatabase<RegistryDatabase>(config.database, prepared),
       ]);
       const logger = createLogger({ level: config.logging.level, name: 'registry' });
       const app = await buildRegistryApp({ config, logger, env: process.env, ...(database && { database }) }).catch(async (error: unknown) => {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '../core/config/database.js';
 import type { Database } from '../core/db/database.js';
+import type { PreparedPgliteThread } from '../core/db/pglite-thread.js';
 import { parseDuration } from '../core/config/duration.js';
 import { ConfigError } from '../core/config/load.js';
 
@@ -34,13 +35,17 @@ export function stopOnSignals(app: Servable, options: { logger: Logger; shutdown
 }
 
 /**
- * The embedded database, started before the server's modules load: its thread opens PGlite (the longest
- * part of a start) while this one loads the rest. Undefined for PostgreSQL, which the service host opens
- * (and may first migrate as another user). The server must close it: a host closes only what it opened.
+ * The embedded database, started before the server's modules load: its thread (prepared before the
+ * configuration was read, see preparePgliteThread) opens PGlite, the longest part of a start, while this
+ * one loads the rest. Undefined for PostgreSQL, which the service host opens (and may first migrate as
+ * another user). The server must close it: a host closes only what it opened.
  */
-export async function startEmbeddedDatabase<DB>(database: DatabaseConfig): Promise<Database<DB> | undefined> {
-  if (database.url !== undefined) return undefined;
-  const engine = import('../core/db/pglite-thread.js').then(({ openDataDir }) => openDataDir(database.dataDir));
+export async function startEmbeddedDatabase<DB>(database: DatabaseConfig, prepared: PreparedPgliteThread): Promise<Database<DB> | undefined> {
+  if (database.url !== undefined) {
+    await prepared.cancel();
+    return undefined;
+  }
+  const engine = import('../core/db/pglite-thread.js').then(({ openDataDir }) => openDataDir(database.dataDir, prepared));
   const { embeddedDatabase } = await import('../core/db/database.js');
   return embeddedDatabase<DB>(await engine);
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+// pg loads when a server URL is used: the embedded database never needs it
+import type pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
 import { openDataDir, type PgliteThread } from './pglite-thread.js';
 
@@ -90,7 +91,7 @@ export function postgresPoolConfig(options: DatabaseOptions & { url: string }): 
     params.set('password', password);
     connectionString = `${at < 0 ? url : url.slice(0, at)}?${params.toString()}`;
   }
-  return { connectionString, ssl: sslOptions(sslmode, ca), max: options.maxConnections ?? 10, types: parsers() };
+  return { connectionString, ssl: sslOptions(sslmode, ca), max: options.maxConnections ?? 10 };
 }
 
 export interface Database<DB> {
@@ -105,15 +106,16 @@ export interface Database<DB> {
 const INT8_OID = 20;
 
 /** bigint counts fit in a double; one representation on both engines keeps the stores simple. */
-function parsers(): pg.CustomTypesConfig {
-  const types = new pg.TypeOverrides();
+function parsers(pgModule: typeof pg): pg.CustomTypesConfig {
+  const types = new pgModule.TypeOverrides();
   types.setTypeParser(INT8_OID, Number);
   return types;
 }
 
 export async function createDatabase<DB>(options: DatabaseOptions): Promise<Database<DB>> {
   if (options.url) {
-    const pool = new pg.Pool(postgresPoolConfig({ ...options, url: options.url }));
+    const { default: pgModule } = await import('pg');
+    const pool = new pgModule.Pool({ ...postgresPoolConfig({ ...options, url: options.url }), types: parsers(pgModule) });
     // a lost server connection must not crash the process; queries report the failure instead
     pool.on('error', () => undefined);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 
 export interface ChangeListener {
@@ -17,7 +17,9 @@ export function listenForChanges(connection: pg.ClientConfig, channel: string, o
   let retry: NodeJS.Timeout | undefined;
 
   const connect = async () => {
-    const next = new pg.Client(connection);
+    // pg loads with the first connection: a server on the embedded database never listens
+    const { default: pgModule } = await import('pg');
+    const next = new pgModule.Client(connection);
     next.on('error', (error) => {
       logger.warn({ err: error }, 'change notifications interrupted; reconnecting');
       void next.end().catch(() => undefined);
@@ -26,7 +28,7 @@ export function listenForChanges(connection: pg.ClientConfig, channel: string, o
     next.on('notification', () => onNotify());
     try {
       await next.connect();
-      await next.query(`listen ${pg.escapeIdentifier(channel)}`);
+      await next.query(`listen ${pgModule.escapeIdentifier(channel)}`);
       if (closed) {
         await next.end();
         return;

@@ -7,8 +7,8 @@
  *
  * Protocol: `workerData.wasmModule` is the compiled WebAssembly when an earlier engine of the process
  * compiled it; otherwise the thread compiles it and sends it back (`{ compiled }`) for the next ones. The
- * thread answers `{ ready: true }` or `{ failed }` once the engine is open, then one reply per request, in
- * order: `{ id, rows, affectedRows }` or `{ id, error }`.
+ * first message, `{ open: { dataDir, loadDataDir } }`, opens the engine; the thread answers `{ ready: true }`
+ * or `{ failed }`, then one reply per request, in order: `{ id, rows, affectedRows }` or `{ id, error }`.
  * Requests run one at a time, so `close` flushes after every query sent before it.
  */
 export const PGLITE_THREAD_SOURCE = String.raw`
@@ -59,23 +59,28 @@ async function serve(engine, request) {
   }
 }
 
-async function open() {
-  let wasmModule = workerData.wasmModule;
-  if (wasmModule === undefined) {
-    wasmModule = await WebAssembly.compile(readFileSync(workerData.wasmPath));
-    parentPort.postMessage({ compiled: wasmModule });
-  }
-  return PGlite.create({ dataDir: workerData.dataDir, loadDataDir: workerData.loadDataDir, wasmModule });
-}
+// loading and compiling start at once; the data directory comes with the first message
+const compiling =
+  workerData.wasmModule !== undefined
+    ? Promise.resolve(workerData.wasmModule)
+    : WebAssembly.compile(readFileSync(workerData.wasmPath)).then((wasmModule) => {
+        parentPort.postMessage({ compiled: wasmModule });
+        return wasmModule;
+      });
+compiling.catch(() => undefined);
 
-open().then(
-  (engine) => {
-    let tail = Promise.resolve();
-    parentPort.on('message', (request) => {
-      tail = tail.then(() => serve(engine, request));
-    });
-    parentPort.postMessage({ ready: true });
-  },
-  (error) => parentPort.postMessage({ failed: wireError(error) }),
-);
+parentPort.once('message', ({ open }) => {
+  compiling
+    .then((wasmModule) => PGlite.create({ dataDir: open.dataDir, loadDataDir: open.loadDataDir, wasmModule }))
+    .then(
+      (engine) => {
+        let tail = Promise.resolve();
+        parentPort.on('message', (request) => {
+          tail = tail.then(() => serve(engine, request));
+        });
+        parentPort.postMessage({ ready: true });
+      },
+      (error) => parentPort.postMessage({ failed: wireError(error) }),
+    );
+});
 `;

@@ -73,13 +73,23 @@ function toWire(params: readonly unknown[]): { params: unknown[]; objects: [numb
   return { params: copy, objects };
 }
 
-export async function startPgliteThread(options: PgliteThreadOptions = {}): Promise<PgliteThread> {
+/** A thread loading and compiling PGlite before its data directory is known: a server starts it first thing. */
+export interface PreparedPgliteThread {
+  /** Opens the engine; once. */
+  open(options?: PgliteThreadOptions): Promise<PgliteThread>;
+  /** Ends a thread that will not be opened (the configuration names a PostgreSQL server, or cannot be read). */
+  cancel(): Promise<void>;
+}
+
+export function preparePgliteThread(): PreparedPgliteThread {
   const worker = new Worker(PGLITE_THREAD_SOURCE, {
     eval: true,
     // plain CommonJS needs none of the parent's flags; a loader (tsx) or --input-type=module would only slow or break it
     execArgv: [],
-    workerData: { pglite: pglitePath, wasmPath: WASM_PATH, wasmModule: compiled, dataDir: options.dataDir, loadDataDir: options.loadDataDir },
+    workerData: { pglite: pglitePath, wasmPath: WASM_PATH, wasmModule: compiled },
   });
+  // a thread not opened yet never keeps the process alive: a command that cannot read its configuration still exits
+  worker.unref();
   const pending = new Map<number, Pending>();
   let nextId = 0;
   let stopped: Error | undefined;
@@ -116,13 +126,8 @@ export async function startPgliteThread(options: PgliteThreadOptions = {}): Prom
       reject(stopped ?? new Error(CLOSED));
     });
   });
-  try {
-    await ready;
-  } catch (error) {
-    await worker.terminate();
-    throw error;
-  }
-  worker.unref();
+  // awaited by open(); a thread that fails before anyone opens it has no one to tell
+  ready.catch(() => undefined);
 
   const send = (request: { op: 'query'; sql: string; params: readonly unknown[] } | { op: 'close' }): Promise<Reply> => {
     if (stopped) return Promise.reject(stopped);
@@ -138,7 +143,7 @@ export async function startPgliteThread(options: PgliteThreadOptions = {}): Prom
     return new Promise<Reply>((resolve, reject) => pending.set(id, { resolve, reject, params }));
   };
 
-  return {
+  const engine: PgliteThread = {
     async query(sql: string, params: readonly unknown[] = []) {
       const reply = await send({ op: 'query', sql, params });
       return { rows: reply.rows ?? [], ...(reply.affectedRows !== undefined && { affectedRows: reply.affectedRows }) };
@@ -153,10 +158,40 @@ export async function startPgliteThread(options: PgliteThreadOptions = {}): Prom
       return closing;
     },
   };
+
+  let opened = false;
+  return {
+    async open(options = {}) {
+      if (opened) throw new Error('a prepared embedded database thread opens once');
+      opened = true;
+      worker.ref();
+      worker.postMessage({ open: { dataDir: options.dataDir, loadDataDir: options.loadDataDir } });
+      try {
+        await ready;
+      } catch (error) {
+        await worker.terminate();
+        throw error;
+      }
+      worker.unref();
+      return engine;
+    },
+    cancel: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
+export function startPgliteThread(options: PgliteThreadOptions = {}): Promise<PgliteThread> {
+  return preparePgliteThread().open(options);
 }
 
 /** The engine of a data directory, created when missing (`memory://` keeps the data in memory). */
-export async function openDataDir(dataDir: string): Promise<PgliteThread> {
-  if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
-  return startPgliteThread({ dataDir });
+export async function openDataDir(dataDir: string, prepared: PreparedPgliteThread = preparePgliteThread()): Promise<PgliteThread> {
+  try {
+    if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
+  } catch (error) {
+    await prepared.cancel();
+    throw error;
+  }
+  return prepared.open({ dataDir });
 }

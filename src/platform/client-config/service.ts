@@ -1,6 +1,6 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import semver from 'semver';
+import validVersion from 'semver/functions/valid.js';
 import type { Clock } from '../../core/clock.js';
 import { formatDuration, parseDuration } from '../../core/config/duration.js';
 import { InvalidInputError, PreconditionFailedError, PreconditionRequiredError, UnavailableError } from '../../core/errors.js';
@@ -88,7 +88,7 @@ export function createClientConfigService(options: ClientConfigServiceOptions): 
         throw new InvalidInputError(`X-Client-Type: required, one of ${CLIENT_TYPES.join(', ')}`);
       }
       const version = request.clientVersion;
-      if (version === undefined || semver.valid(version) !== version) throw new InvalidInputError('X-Client-Version: required, a SemVer 2.0.0 version without "v" (example: 1.4.2)');
+      if (version === undefined || validVersion(version) !== version) throw new InvalidInputError('X-Client-Version: required, a SemVer 2.0.0 version without "v" (example: 1.4.2)');
       if (!signing) throw new UnavailableError('the configuration cannot be signed: no signing key is configured (signing.keys)');
       const envelope = await currentEnvelope(db, { signer: signing.active, now: clock.now(), ids: options.ids });
       const etag = `"${envelope.etag}"`;

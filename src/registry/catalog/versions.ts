@@ -1,4 +1,6 @@
-import semver from 'semver';
+// one function per module: the whole of semver is 48 modules, loaded at every start
+import rcompare from 'semver/functions/rcompare.js';
+import valid from 'semver/functions/valid.js';
 
 export interface Versioned {
   version: string;
@@ -10,10 +12,10 @@ export interface Versioned {
  * by publish time; the version string settles the rest so the order is total.
  */
 export function compareNewestFirst(a: Versioned, b: Versioned): number {
-  const sa = semver.valid(a.version, { loose: true });
-  const sb = semver.valid(b.version, { loose: true });
+  const sa = valid(a.version, { loose: true });
+  const sb = valid(b.version, { loose: true });
   if (sa && sb) {
-    const order = semver.rcompare(sa, sb);
+    const order = rcompare(sa, sb);
     if (order !== 0) return order;
   } else if (sa) return -1;
   else if (sb) return 1;
