@@ -45,9 +45,14 @@ export async function startEmbeddedDatabase<DB>(database: DatabaseConfig, prepar
     await prepared.cancel();
     return undefined;
   }
-  const engine = import('../core/db/pglite-thread.js').then(({ openDataDir }) => openDataDir(database.dataDir, prepared));
-  const { embeddedDatabase } = await import('../core/db/database.js');
-  return embeddedDatabase<DB>(await engine);
+  const opening = import('../core/db/pglite-thread.js')
+    .then(({ openDataDir }) => openDataDir(database.dataDir, prepared))
+    .catch((error: unknown) => {
+      const { syscall, code } = error as NodeJS.ErrnoException;
+      throw syscall === 'mkdir' ? new ConfigError([`database.dataDir: cannot create ${database.dataDir} (${code ?? 'error'})`]) : error;
+    });
+  const [engine, { embeddedDatabase }] = await Promise.all([opening, import('../core/db/database.js')]);
+  return embeddedDatabase<DB>(engine);
 }
 
 /** The server, closing `database` after itself. */

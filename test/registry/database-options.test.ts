@@ -259,3 +259,20 @@ describe('database.migrationUrl', () => {
     });
   });
 });
+
+describe('database.dataDir', () => {
+  it('`toolyard registry serve` names the key and the reason when the data directory cannot be created', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'toolyard-datadir-'));
+    try {
+      const notADirectory = join(dir, 'a-file');
+      await writeFile(notADirectory, 'not a directory');
+      const file = join(dir, 'serve.yaml');
+      await writeFile(file, `server: { address: "127.0.0.1:0" }\ndatabase: { dataDir: ${JSON.stringify(join(notADirectory, 'data'))} }\nauth: { mode: anonymous }\n`);
+      const { code, output } = await runCli(['registry', 'serve', '--config', file]);
+      expect(output).toContain(`database.dataDir: cannot create ${join(notADirectory, 'data')} (ENOTDIR)`);
+      expect(code).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
