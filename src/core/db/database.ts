@@ -97,7 +97,7 @@ export function postgresPoolConfig(options: DatabaseOptions & { url: string }): 
 export interface Database<DB> {
   db: Kysely<DB>;
   kind: 'postgres' | 'pglite';
-  /** Runs a raw statement on a dedicated connection; used by LISTEN-based invalidation. */
+  /** Closes the pool, or flushes and closes the embedded engine and ends its thread. */
   close(): Promise<void>;
   /** The pg pool, when there is one. */
   pool?: pg.Pool;
