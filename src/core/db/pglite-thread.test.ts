@@ -102,6 +102,16 @@ describe('PGlite on its own thread', () => {
     expect(duplicate.params).toEqual([Buffer.from('x')]);
     expect(Buffer.isBuffer((duplicate.params as unknown[])[0])).toBe(true);
   });
+
+  it('keeps the statement and its parameters out of what a logger prints of the error', async () => {
+    const error = (await thread.query('select $1::int', ['a-personal-value']).catch((reason: unknown) => reason)) as Error & { params?: unknown; query?: unknown };
+    expect(error).toBeInstanceOf(Error);
+    expect(error.params).toEqual(['a-personal-value']);
+    expect(error.query).toBe('select $1::int');
+    expect(Object.keys(error)).not.toEqual(expect.arrayContaining(['params']));
+    expect(Object.keys(error)).not.toEqual(expect.arrayContaining(['query']));
+    expect(JSON.stringify(error)).not.toContain('a-personal-value');
+  });
 });
 
 describe('the embedded database on a thread', () => {

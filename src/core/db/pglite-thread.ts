@@ -51,10 +51,18 @@ const pglitePath = createRequire(import.meta.url).resolve('@electric-sql/pglite'
 let compiled: unknown;
 const WASM_PATH = join(dirname(pglitePath), 'pglite.wasm');
 
+/**
+ * PGlite's error with its fields. The statement and its parameters stay readable (`query`, `params`) but are
+ * not enumerable, so a logged database error carries no request data (personal data, tokens) into the logs,
+ * as a PostgreSQL server's errors do not.
+ */
 function fromWire(wire: WireError, params: readonly unknown[]): Error {
-  const error = Object.assign(new Error(wire.message), wire.fields);
+  const { query, ...fields } = wire.fields;
+  delete fields.queryOptions;
+  const error = Object.assign(new Error(wire.message), fields);
+  if (query !== undefined) Object.defineProperty(error, 'query', { value: query, enumerable: false });
   // the thread's copy of the parameters may differ (Buffers arrive as Uint8Arrays); the caller's are the truth
-  if (wire.withParams) Object.assign(error, { params, queryOptions: undefined });
+  if (wire.withParams) Object.defineProperty(error, 'params', { value: params, enumerable: false });
   return error;
 }
 
