@@ -4,9 +4,9 @@
  * batch never waits for more work than is already queued: what admission needs, on the request's path.
  * Work off the path (settlement) lingers `lingerMs` before a batch starts, so that batches grow with the
  * load instead of staying at one call each. `lingerMs: 'turn'` waits out turns of the event loop (setImmediate) as
- * long as each adds calls, and no longer: on the embedded engine a statement runs on this thread, so without it
- * the first call of a turn would start its batch before the requests already read reach the queue. A failed
- * batch rejects every call in it.
+ * long as each adds calls, and no longer: without it the first call of a turn would start its batch alone,
+ * before the requests already read in that turn reach the queue (measured on the connector gateway: 0.57–0.58
+ * of direct without it, 0.59–0.62 with it). A failed batch rejects every call in it.
  */
 
 /** How long settlements gather before their batch is written: a settlement never holds up a response. */
