@@ -10,11 +10,24 @@
  * first message, `{ open: { dataDir, loadDataDir } }`, opens the engine; the thread answers `{ ready: true }`
  * or `{ failed }`, then one reply per request, in order: `{ id, rows, affectedRows }` or `{ id, error }`.
  * Requests run one at a time, so `close` flushes after every query sent before it.
+ *
+ * A query runs as PGlite's own \`query\` would (parameters serialized by the types the server infers, rows
+ * parsed by PGlite's parsers, the same errors), with one difference: each statement text is parsed and
+ * described once as a named prepared statement, and later runs send only Bind, Execute and Sync in one
+ * exchange. PGlite's \`query\` makes six exchanges and plans the statement every time; this halves the
+ * cost of a short statement and lets PostgreSQL keep a generic plan for a long one.
  */
 export const PGLITE_THREAD_SOURCE = String.raw`
 const { readFileSync } = require('node:fs');
 const { parentPort, workerData } = require('node:worker_threads');
-const { PGlite } = require(workerData.pglite);
+const { PGlite, messages: { DatabaseError }, protocol, types } = require(workerData.pglite);
+const { serialize } = protocol;
+
+// the most prepared statements kept; the least recently used is closed past it
+const STATEMENTS_KEPT = 256;
+// a statement that may change what prepared statements return (a table altered, or such a change rolled
+// back): all are prepared anew, since PostgreSQL refuses one whose result columns changed under it
+const SCHEMA_CHANGE = /^(CREATE|ALTER|DROP|DO|ROLLBACK)\b/;
 
 // Structured clone keeps only message and stack of an Error; PGlite's fields (code, detail,
 // constraint, ...) travel as plain values and the main side puts them back on a new Error. PGlite
@@ -39,7 +52,102 @@ function revive(params, objects) {
   return params;
 }
 
-async function serve(engine, request) {
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+// rows changed, as PGlite counts them from a command's tag
+function changed(tag) {
+  const words = tag.split(' ');
+  if (words[0] === 'INSERT') return Number.parseInt(words[2], 10);
+  return ['UPDATE', 'DELETE', 'COPY', 'MERGE'].includes(words[0]) ? Number.parseInt(words[1], 10) : 0;
+}
+
+// the result as PGlite's parseResults makes it, without its copy of every parser on each call
+function resultOf(messages, parsers) {
+  let fields = [];
+  const rows = [];
+  let affectedRows = 0;
+  let tag = '';
+  for (const message of messages) {
+    if (message.name === 'rowDescription') {
+      fields = message.fields;
+    } else if (message.name === 'dataRow') {
+      const row = {};
+      for (let at = 0; at < fields.length; at++) row[fields[at].name] = types.parseType(message.fields[at], fields[at].dataTypeID, parsers);
+      rows.push(row);
+    } else if (message.name === 'commandComplete') {
+      tag = message.text;
+      affectedRows += changed(tag);
+    }
+  }
+  return { rows, affectedRows, tag };
+}
+
+function createStatements(engine) {
+  // statement text -> { name, paramTypes }, least recently used first
+  const statements = new Map();
+  let named = 0;
+  const exchange = (parts, options) => engine.execProtocol(concat(parts), options);
+
+  async function forget(texts) {
+    const closes = texts.map((text) => serialize.close({ type: 'S', name: statements.get(text).name }));
+    for (const text of texts) statements.delete(text);
+    await exchange([...closes, serialize.sync()], { syncToFs: false, throwOnError: false });
+  }
+
+  async function prepare(text) {
+    const name = 's' + String(++named);
+    const { messages } = await exchange([serialize.parse({ name, text, types: [] }), serialize.describe({ type: 'S', name }), serialize.sync()], { syncToFs: false });
+    const parameters = messages.find((message) => message.name === 'parameterDescription');
+    const statement = { name, paramTypes: parameters ? parameters.dataTypeIDs : [] };
+    statements.set(text, statement);
+    if (statements.size > STATEMENTS_KEPT) await forget([statements.keys().next().value]);
+    return statement;
+  }
+
+  async function run(text, params) {
+    let statement = statements.get(text);
+    if (statement) {
+      statements.delete(text);
+      statements.set(text, statement);
+    } else {
+      statement = await prepare(text);
+    }
+    const values = params.map((value, at) => {
+      if (value === null || value === undefined) return null;
+      const serializer = engine.serializers[statement.paramTypes[at]];
+      return serializer ? serializer(value) : value.toString();
+    });
+    // the portal is described on every run: what a statement such as FETCH returns is known only then
+    const portal = [serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()];
+    const { messages } = await exchange(portal, { syncToFs: true });
+    const { rows, affectedRows, tag } = resultOf(messages, engine.parsers);
+    if (SCHEMA_CHANGE.test(tag)) await forget([...statements.keys()]);
+    return { rows, affectedRows };
+  }
+
+  return async function query(text, params) {
+    try {
+      return await run(text, params);
+    } catch (error) {
+      // as PGlite's own query marks its errors
+      if (error instanceof DatabaseError) {
+        error.query = text;
+        error.params = params;
+      }
+      throw error;
+    }
+  };
+}
+
+async function serve(engine, query, request) {
   if (request.op === 'close') {
     await engine.close();
     parentPort.postMessage({ id: request.id, rows: [] });
@@ -47,7 +155,7 @@ async function serve(engine, request) {
   }
   let reply;
   try {
-    const result = await engine.query(request.sql, revive(request.params, request.objects));
+    const result = await query(request.sql, revive(request.params, request.objects));
     reply = { id: request.id, rows: result.rows, affectedRows: result.affectedRows };
   } catch (error) {
     reply = { id: request.id, error: wireError(error) };
@@ -74,9 +182,10 @@ parentPort.once('message', ({ open }) => {
     .then((wasmModule) => PGlite.create({ dataDir: open.dataDir, loadDataDir: open.loadDataDir, wasmModule }))
     .then(
       (engine) => {
+        const query = createStatements(engine);
         let tail = Promise.resolve();
         parentPort.on('message', (request) => {
-          tail = tail.then(() => serve(engine, request));
+          tail = tail.then(() => serve(engine, query, request));
         });
         parentPort.postMessage({ ready: true });
       },

@@ -103,6 +103,44 @@ describe('PGlite on its own thread', () => {
     expect(Buffer.isBuffer((duplicate.params as unknown[])[0])).toBe(true);
   });
 
+  it('answers a statement run again and again with the parameters of each run', async () => {
+    const sizes = Array.from({ length: 40 }, (_, index) => index + 1);
+    const answers = await Promise.all(sizes.map((size) => thread.query('select $1::int * 2 as doubled, $2::text as name', [size, `n${String(size)}`])));
+    expect(answers.map((answer) => answer.rows[0])).toEqual(sizes.map((size) => ({ doubled: size * 2, name: `n${String(size)}` })));
+  });
+
+  it('answers every statement after more distinct ones ran than it keeps prepared', async () => {
+    const texts = Array.from({ length: 300 }, (_, index) => `select ${String(index)}::int as n, $1::text as tag`);
+    for (const [index, text] of [...texts, ...texts.slice(0, 10)].entries()) {
+      expect((await thread.query(text, [`t${String(index)}`])).rows).toEqual([{ n: index % 300, tag: `t${String(index)}` }]);
+    }
+  });
+
+  it('reads a table altered after a statement on it ran', async () => {
+    await thread.query('create table altered (id int)', []);
+    await thread.query('insert into altered values ($1)', [1]);
+    expect((await thread.query('select * from altered where id = $1', [1])).rows).toEqual([{ id: 1 }]);
+    await thread.query(`alter table altered add column note text not null default 'added'`, []);
+    expect((await thread.query('select * from altered where id = $1', [1])).rows).toEqual([{ id: 1, note: 'added' }]);
+    await thread.query('begin', []);
+    await thread.query('alter table altered drop column note', []);
+    expect((await thread.query('select * from altered where id = $1', [1])).rows).toEqual([{ id: 1 }]);
+    await thread.query('rollback', []);
+    expect((await thread.query('select * from altered where id = $1', [1])).rows).toEqual([{ id: 1, note: 'added' }]);
+  });
+
+  it('reads each cursor with its own columns through the same FETCH statement', async () => {
+    const read = async (query: string) => {
+      await thread.query('begin', []);
+      await thread.query(`declare reading no scroll cursor for ${query}`, []);
+      const { rows } = await thread.query('fetch 10 from reading', []);
+      await thread.query('commit', []);
+      return rows;
+    };
+    expect(await read(`select 1 as one, 'a' as letter`)).toEqual([{ one: 1, letter: 'a' }]);
+    expect(await read(`select now()::date - now()::date as days, true as yes`)).toEqual([{ days: 0, yes: true }]);
+  });
+
   it('keeps the statement and its parameters out of what a logger prints of the error', async () => {
     const error = (await thread.query('select $1::int', ['a-personal-value']).catch((reason: unknown) => reason)) as Error & { params?: unknown; query?: unknown };
     expect(error).toBeInstanceOf(Error);
