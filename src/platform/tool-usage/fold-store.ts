@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { PlatformDatabase } from '../db.js';
-import { COUNT_WIDTHS, ORIGIN_MS, USER_WIDTHS } from './windows.js';
+import type { FoldedRecord, RollUps } from './rollups.js';
 
 /* The folds of records into the roll-ups (SQL only). */
 
@@ -25,41 +25,32 @@ export async function lockFold(trx: Transaction<PlatformDatabase>, chainId: stri
   return { folded: Number(row.folded), head: Number(row.head ?? 0) };
 }
 
-const widths = (list: readonly number[]) => sql.join(list.map((width) => sql`(${sql.lit(width)})`));
+/** The records (from, through] of the chain, with what the roll-ups count of them. */
+export async function readTail(trx: Transaction<PlatformDatabase>, chainId: string, from: number, through: number): Promise<FoldedRecord[]> {
+  const { rows } = await sql<Omit<FoldedRecord, 'sequence'> & { sequence: number | string }>`
+    select sequence, occurred_at, environment, connector_id, connector_name, tool_name, decision, user_id, coalesce(usage->'groups', '[]'::jsonb) as groups
+    from tool_usage_records where chain_id = ${chainId} and sequence > ${from} and sequence <= ${through}`.execute(trx);
+  return rows.map((row) => ({ ...row, sequence: Number(row.sequence) }));
+}
 
-/**
- * Adds the records (from, through] of the chain to every roll-up and moves the fold to `through`, in one
- * statement: the roll-ups and the fold move together. Buckets are aligned as windows.ts aligns them (whole
- * seconds from the origin); a name (connector, group) is the one of the chain's latest record in the bucket.
- */
-export async function foldRecords(trx: Transaction<PlatformDatabase>, chainId: string, from: number, through: number): Promise<void> {
-  const origin = sql.lit(ORIGIN_MS / 1000);
+const added = (table: string, rows: unknown[]) => sql`select * from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::json)`;
+
+/** Adds a chunk's roll-ups and moves the fold to `through`, in one statement: the roll-ups and the fold move together. */
+export async function addRollUps(trx: Transaction<PlatformDatabase>, chainId: string, rollUps: RollUps, through: number): Promise<void> {
+  const ofChain = <Row extends object>(rows: Row[]) => rows.map((row) => ({ ...row, chain_id: chainId }));
   await sql`
-    with tail as (select * from tool_usage_records where chain_id = ${chainId} and sequence > ${from} and sequence <= ${through}),
-    buckets as (
-      select t.*, w.width, to_timestamp(floor((extract(epoch from t.occurred_at) - ${origin}) / w.width) * w.width + ${origin}) as bucket_start
-      from tail t cross join (values ${widths(COUNT_WIDTHS)}) as w (width)),
-    counts as (
-      insert into tool_usage_counts (chain_id, width, bucket_start, environment, connector_id, tool_name, decision, connector_name, count)
-      select chain_id, width, bucket_start, environment, connector_id, tool_name, decision, (array_agg(connector_name order by sequence desc))[1], count(*)
-      from buckets group by 1, 2, 3, 4, 5, 6, 7
+    with counts as (
+      insert into tool_usage_counts ${added('tool_usage_counts', ofChain(rollUps.counts))}
       on conflict (chain_id, width, bucket_start, environment, connector_id, tool_name, decision)
       do update set count = tool_usage_counts.count + excluded.count, connector_name = excluded.connector_name),
     series as (
-      insert into tool_usage_series (chain_id, dimension, width, bucket_start, environment, key, count)
-      select chain_id, d.dimension, width, bucket_start, environment, d.key, count(*)
-      from buckets cross join lateral (values ('none', ''), ('decision', decision), ('connector', connector_id), ('tool', connector_id || '/' || tool_name)) as d (dimension, key)
-      group by 1, 2, 3, 4, 5, 6
+      insert into tool_usage_series ${added('tool_usage_series', ofChain(rollUps.series))}
       on conflict (chain_id, dimension, width, bucket_start, environment, key) do update set count = tool_usage_series.count + excluded.count),
     users as (
-      insert into tool_usage_user_counts (chain_id, width, bucket_start, environment, user_id, count)
-      select chain_id, width, bucket_start, environment, user_id, count(*)
-      from buckets where width in (select width from (values ${widths(USER_WIDTHS)}) as u (width)) group by 1, 2, 3, 4, 5
+      insert into tool_usage_user_counts ${added('tool_usage_user_counts', ofChain(rollUps.users))}
       on conflict (chain_id, width, bucket_start, environment, user_id) do update set count = tool_usage_user_counts.count + excluded.count),
     groups as (
-      insert into tool_usage_group_counts (chain_id, width, bucket_start, environment, connector_id, group_id, group_name, count)
-      select chain_id, width, bucket_start, environment, connector_id, g->>'id', (array_agg(g->>'name' order by sequence desc))[1], count(*)
-      from buckets cross join jsonb_array_elements(usage->'groups') as g group by 1, 2, 3, 4, 5, 6
+      insert into tool_usage_group_counts ${added('tool_usage_group_counts', ofChain(rollUps.groups))}
       on conflict (chain_id, width, bucket_start, environment, connector_id, group_id)
       do update set count = tool_usage_group_counts.count + excluded.count, group_name = excluded.group_name)
     update tool_usage_folds set folded_sequence = ${through} where chain_id = ${chainId}`.execute(trx);

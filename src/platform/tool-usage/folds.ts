@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { createPeriodicJob, type PeriodicJob } from '../../core/periodic-job.js';
 import type { PlatformDatabase } from '../db.js';
-import { foldRecords, lockFold, unfoldedChains } from './fold-store.js';
+import { addRollUps, lockFold, readTail, unfoldedChains } from './fold-store.js';
+import { rollUp } from './rollups.js';
 
 /** `runOnce` folds every chain's records past its fold into the roll-ups and returns how many it folded. */
 export type FoldJob = PeriodicJob<number>;
@@ -34,7 +35,7 @@ export function createFoldJob(options: FoldJobOptions): FoldJob {
     db.transaction().execute(async (trx) => {
       const { folded, head } = await lockFold(trx, chainId);
       const through = Math.min(head, folded + maxRecords);
-      if (through > folded) await foldRecords(trx, chainId, folded, through);
+      if (through > folded) await addRollUps(trx, chainId, rollUp(await readTail(trx, chainId, folded, through)), through);
       return Math.max(0, through - folded);
     });
 
