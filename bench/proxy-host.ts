@@ -1,8 +1,9 @@
 /**
  * Hosts one HTTP side of bench/proxy.ts in its own process, so that it never shares an event loop with
  * the load generator and its memory is its own: `node --import tsx bench/proxy-host.ts '<json options>'`
- * with an IPC channel (bench/proxy-ipc.ts). It serves either the HTTP floor or Toolyard's stdio proxy in
- * front of the given server, reports its endpoint, answers memory questions and closes with the channel.
+ * with an IPC channel (bench/proxy-ipc.ts). It serves the HTTP floor, Toolyard's stdio proxy in front of the
+ * given server, or the runtime's reverse proxy in front of a remote MCP server (bench/connector-gateway.ts),
+ * reports its endpoint, answers memory questions and closes with the channel.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,9 +12,10 @@ import type { StdioServerCommand } from '../src/runtime/proxy/stdio-child.js';
 // Toolyard's proxy under test: this import is the one line to change to measure another factory with
 // the same (options: WorkloadProxyOptions) => WorkloadProxy signature.
 import { createStdioProxy as createToolyardProxy } from '../src/runtime/proxy/stdio-proxy.js';
+import { createReverseProxy } from '../src/runtime/proxy/reverse-proxy.js';
 import { createFloorServer } from './proxy-floor.js';
 
-export type HostOptions = { kind: 'floor' } | { kind: 'toolyard'; server: StdioServerCommand };
+export type HostOptions = { kind: 'floor' } | { kind: 'toolyard'; server: StdioServerCommand } | { kind: 'reverse'; url: string };
 
 /** The only question: the memory of this process, answered with a HostMemory. */
 export interface HostRequest {
@@ -84,11 +86,22 @@ async function startToolyard(server: StdioServerCommand): Promise<Hosted> {
   return { url: `http://127.0.0.1:${port}/mcp`, factory: createToolyardProxy.name, close: () => proxy.close() };
 }
 
+async function startReverse(url: string): Promise<Hosted> {
+  const proxy = createReverseProxy({ target: { kind: 'http', url, transport: 'streamable-http' }, mode: 'streamable-http', policy: BENCH_POLICY, log: () => undefined });
+  const listening = await proxy.listen(0, '127.0.0.1');
+  return { url: listening.url, factory: createReverseProxy.name, close: () => proxy.close() };
+}
+
+function host(options: HostOptions): Promise<Hosted> {
+  if (options.kind === 'floor') return listenFloor(createFloorServer());
+  return options.kind === 'toolyard' ? startToolyard(options.server) : startReverse(options.url);
+}
+
 async function main(): Promise<void> {
   const send = process.send?.bind(process);
   if (send === undefined) throw new Error('bench/proxy-host.ts must be started with an IPC channel');
   const options = JSON.parse(process.argv[2] ?? '{}') as HostOptions;
-  const hosted = options.kind === 'floor' ? await listenFloor(createFloorServer()) : await startToolyard(options.server);
+  const hosted = await host(options);
   process.on('message', (_request: HostRequest) => send(memory()));
   // the parent closing the channel is the signal to stop; the process then exits on its own
   process.once('disconnect', () => void hosted.close());
