@@ -14,7 +14,8 @@
  * The clients run in a process of their own (bench/proxy-client.ts); server-everything runs in its own;
  * the platform runs in this one, and the ways take turns slice by slice in a rotating order so
  * that load from elsewhere on the machine spreads over all three. Prints calls/s, p50 and p99 per way, the
- * gateway's ratio to direct against the target (≥ 0.6) and the p50 each way adds; writes
+ * gateway's ratio to direct against the target (≥ 0.6), the p50 each way adds, and the CPU the platform's
+ * process spent per gateway call (steadier than the ratio, which moves with the machine's other load); writes
  * bench/results/connector-gateway.json.
  */
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -127,12 +128,21 @@ async function main(): Promise<void> {
     log(`${String(CLIENTS)} clients per way, ${String(WARMUP_CALLS)} warm-up calls, then ${String(CALLS)} calls each in ${String(SLICES)} slices`);
     for (const way of WAYS) await ask(way, { group: 'concurrent', warmupCalls: WARMUP_CALLS, calls: 0 });
     const slices = new Map<Way, ClientSlice[]>(WAYS.map((way) => [way, []]));
+    // the CPU of this process (the platform's HTTP and database threads) while the gateway's slices ran
+    let gatewayCpuMicros = 0;
     for (let slice = 0; slice < SLICES; slice++) {
       const order = [...WAYS.slice(slice % WAYS.length), ...WAYS.slice(0, slice % WAYS.length)];
-      for (const way of order) slices.get(way)?.push(await ask(way, { group: 'concurrent', warmupCalls: SLICE_WARMUP, calls: CALLS / SLICES }));
+      for (const way of order) {
+        const before = process.cpuUsage();
+        slices.get(way)?.push(await ask(way, { group: 'concurrent', warmupCalls: SLICE_WARMUP, calls: CALLS / SLICES }));
+        const used = process.cpuUsage(before);
+        if (way === 'connectorGateway') gatewayCpuMicros += used.user + used.system;
+      }
     }
     const ways = Object.fromEntries(WAYS.map((way) => [way, summarize(slices.get(way) ?? [])])) as Record<Way, ReturnType<typeof summarize>>;
     const ratio = round(ways.connectorGateway.callsPerSecond / ways.direct.callsPerSecond, 3);
+    const gatewayCalls = SLICES * CLIENTS * (CALLS / SLICES + SLICE_WARMUP);
+    const gatewayCpuMsPerCall = round(gatewayCpuMicros / 1000 / gatewayCalls, 3);
     const results = {
       benchmark: 'connector-gateway',
       date: new Date().toISOString(),
@@ -140,6 +150,7 @@ async function main(): Promise<void> {
       method: `${String(CLIENTS)} concurrent SDK clients (StreamableHTTPClientTransport) per way, tools/call echo, ${String(CALLS)} timed calls each in ${String(SLICES)} rotating slices`,
       ways,
       ratios: { connectorGatewayToDirect: ratio, runtimeProxyToDirect: round(ways.runtimeProxy.callsPerSecond / ways.direct.callsPerSecond, 3) },
+      gatewayCpuMsPerCall,
       p50AddedMs: { runtimeProxy: round(ways.runtimeProxy.p50Ms - ways.direct.p50Ms, 3), connectorGateway: round(ways.connectorGateway.p50Ms - ways.direct.p50Ms, 3) },
       targets: { connectorGatewayToDirect: { target: `>= ${String(TARGET_RATIO)}`, value: ratio, met: ratio >= TARGET_RATIO } },
     };
@@ -147,7 +158,7 @@ async function main(): Promise<void> {
       const figures = ways[way];
       process.stdout.write(`${LABELS[way].padEnd(18)} ${String(figures.callsPerSecond).padStart(6)} calls/s  p50 ${figures.p50Ms.toFixed(2)} ms  p99 ${figures.p99Ms.toFixed(2)} ms  errors ${String(figures.errors)}\n`);
     }
-    process.stdout.write(`connector gateway / direct: ${ratio.toFixed(2)} (target >= ${String(TARGET_RATIO)}: ${results.targets.connectorGatewayToDirect.met ? 'met' : 'NOT met'}); p50 added: runtime proxy ${results.p50AddedMs.runtimeProxy.toFixed(2)} ms, connector gateway ${results.p50AddedMs.connectorGateway.toFixed(2)} ms\n`);
+    process.stdout.write(`connector gateway / direct: ${ratio.toFixed(2)} (target >= ${String(TARGET_RATIO)}: ${results.targets.connectorGatewayToDirect.met ? 'met' : 'NOT met'}); p50 added: runtime proxy ${results.p50AddedMs.runtimeProxy.toFixed(2)} ms, connector gateway ${results.p50AddedMs.connectorGateway.toFixed(2)} ms; the gateway's process used ${gatewayCpuMsPerCall.toFixed(2)} ms of CPU a call\n`);
     await mkdir(new URL('./results/', import.meta.url).pathname, { recursive: true });
     await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     log(`wrote ${RESULTS}`);
