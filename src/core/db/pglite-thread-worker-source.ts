@@ -11,11 +11,11 @@
  * or `{ failed }`, then one reply per request, in order: `{ id, rows, affectedRows }` or `{ id, error }`.
  * Requests run one at a time, so `close` flushes after every query sent before it.
  *
- * A query runs as PGlite's own \`query\` would (parameters serialized by the types the server infers, rows
- * parsed by PGlite's parsers, the same errors), with one difference: each statement text is parsed and
- * described once as a named prepared statement, and later runs send only Bind, Execute and Sync in one
- * exchange. PGlite's \`query\` makes six exchanges and plans the statement every time; this halves the
- * cost of a short statement and lets PostgreSQL keep a generic plan for a long one.
+ * A query runs as PGlite's own `query` would (parameters serialized by the types the server infers, rows
+ * parsed by PGlite's parsers, the same errors), with one difference: each statement text (up to 8 KB) is
+ * parsed and described once as a named prepared statement, and later runs send only Bind, Describe, Execute
+ * and Sync in one exchange. PGlite's `query` makes six exchanges and plans the statement every time; this
+ * halves the cost of a short statement and lets PostgreSQL keep a generic plan for a long one.
  */
 export const PGLITE_THREAD_SOURCE = String.raw`
 const { readFileSync } = require('node:fs');
@@ -25,6 +25,9 @@ const { serialize } = protocol;
 
 // the most prepared statements kept; the least recently used is closed past it
 const STATEMENTS_KEPT = 256;
+// a longer text (a bulk insert's placeholders, say) is run once by PGlite itself: its parse tree and plan,
+// kept 256 times over, could hold hundreds of megabytes of the engine's memory
+const LONGEST_KEPT = 8192;
 // a statement that may change what prepared statements return (a table altered, or such a change rolled
 // back): all are prepared anew, since PostgreSQL refuses one whose result columns changed under it
 const SCHEMA_CHANGE = /^(CREATE|ALTER|DROP|DO|ROLLBACK)\b/;
@@ -134,6 +137,7 @@ function createStatements(engine) {
   }
 
   return async function query(text, params) {
+    if (text.length > LONGEST_KEPT) return engine.query(text, params);
     try {
       return await run(text, params);
     } catch (error) {

@@ -116,6 +116,16 @@ describe('PGlite on its own thread', () => {
     }
   });
 
+  it('keeps a statement prepared for its next run unless its text is long', async () => {
+    const prepared = async (marker: string) =>
+      (await thread.query(`select count(*)::int as n from pg_prepared_statements where statement like '%' || $1 || '%'`, [marker])).rows[0];
+    const long = `select $1::int as n /* long-text ${'x'.repeat(9000)} */`;
+    expect((await thread.query(long, [7])).rows).toEqual([{ n: 7 }]);
+    expect(await prepared('long-text')).toEqual({ n: 0 });
+    expect((await thread.query('select $1::int as n /* short-text */', [8])).rows).toEqual([{ n: 8 }]);
+    expect(await prepared('short-text')).toEqual({ n: 1 });
+  });
+
   it('reads a table altered after a statement on it ran', async () => {
     await thread.query('create table altered (id int)', []);
     await thread.query('insert into altered values ($1)', [1]);
