@@ -28,9 +28,10 @@ const STATEMENTS_KEPT = 256;
 // a longer text (a bulk insert's placeholders, say) is run once by PGlite itself: its parse tree and plan,
 // kept 256 times over, could hold hundreds of megabytes of the engine's memory
 const LONGEST_KEPT = 8192;
-// a statement that may change what prepared statements return (a table altered, or such a change rolled
-// back): all are prepared anew, since PostgreSQL refuses one whose result columns changed under it
-const SCHEMA_CHANGE = /^(CREATE|ALTER|DROP|DO|ROLLBACK)\b/;
+// a statement that may change what prepared statements return (a table altered): all are prepared anew after
+// it, and again when its transaction rolls back, since PostgreSQL refuses one whose result columns changed
+const SCHEMA_CHANGE = /^(CREATE|ALTER|DROP|DO)\b/;
+const COUNTED = new Set(['UPDATE', 'DELETE', 'COPY', 'MERGE']);
 
 // Structured clone keeps only message and stack of an Error; PGlite's fields (code, detail,
 // constraint, ...) travel as plain values and the main side puts them back on a new Error. PGlite
@@ -69,7 +70,7 @@ function concat(parts) {
 function changed(tag) {
   const words = tag.split(' ');
   if (words[0] === 'INSERT') return Number.parseInt(words[2], 10);
-  return ['UPDATE', 'DELETE', 'COPY', 'MERGE'].includes(words[0]) ? Number.parseInt(words[1], 10) : 0;
+  return COUNTED.has(words[0]) ? Number.parseInt(words[1], 10) : 0;
 }
 
 // the result as PGlite's parseResults makes it, without its copy of every parser on each call
@@ -78,6 +79,7 @@ function resultOf(messages, parsers) {
   const rows = [];
   let affectedRows = 0;
   let tag = '';
+  let status = 'I';
   for (const message of messages) {
     if (message.name === 'rowDescription') {
       fields = message.fields;
@@ -88,15 +90,20 @@ function resultOf(messages, parsers) {
     } else if (message.name === 'commandComplete') {
       tag = message.text;
       affectedRows += changed(tag);
+    } else if (message.name === 'readyForQuery') {
+      status = message.status;
     }
   }
-  return { rows, affectedRows, tag };
+  // status: the transaction state after the statement, 'I' outside a transaction block
+  return { rows, affectedRows, tag, status };
 }
 
 function createStatements(engine) {
   // statement text -> { name, paramTypes }, least recently used first
   const statements = new Map();
   let named = 0;
+  // a transaction block changed the schema: its rollback restores the old one under the statements prepared since
+  let changedInTransaction = false;
   const exchange = (parts, options) => engine.execProtocol(concat(parts), options);
 
   async function forget(texts) {
@@ -131,8 +138,15 @@ function createStatements(engine) {
     // the portal is described on every run: what a statement such as FETCH returns is known only then
     const portal = [serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()];
     const { messages } = await exchange(portal, { syncToFs: true });
-    const { rows, affectedRows, tag } = resultOf(messages, engine.parsers);
-    if (SCHEMA_CHANGE.test(tag)) await forget([...statements.keys()]);
+    const { rows, affectedRows, tag, status } = resultOf(messages, engine.parsers);
+    if (SCHEMA_CHANGE.test(tag)) {
+      await forget([...statements.keys()]);
+      changedInTransaction = status !== 'I';
+    } else if (status === 'I' && changedInTransaction) {
+      // ended by anything but its own commit (a rollback, or a commit that failed and rolled it back)
+      changedInTransaction = false;
+      if (tag !== 'COMMIT') await forget([...statements.keys()]);
+    }
     return { rows, affectedRows };
   }
 

@@ -124,6 +124,11 @@ describe('PGlite on its own thread', () => {
     expect(await prepared('long-text')).toEqual({ n: 0 });
     expect((await thread.query('select $1::int as n /* short-text */', [8])).rows).toEqual([{ n: 8 }]);
     expect(await prepared('short-text')).toEqual({ n: 1 });
+    // a transaction that changed no table keeps them through its rollback
+    await thread.query('begin', []);
+    await thread.query('select $1::int as n /* short-text */', [9]);
+    await thread.query('rollback', []);
+    expect(await prepared('short-text')).toEqual({ n: 1 });
   });
 
   it('reads a table altered after a statement on it ran', async () => {

@@ -23,7 +23,7 @@ const MAX_PER_PASS = 20_000;
  * The roll-ups are kept off the tool call's path: a record commits alone before the answer, and this job adds
  * the records past each chain's fold to the roll-ups every second. The reads count the records past the fold
  * themselves, so how far the job lags changes what they cost, never what they say. The fold's row lock makes
- * one replica fold a range once. Its transactions stay short (a few dozen records, some 25 roll-up rows each):
+ * one replica fold a range once. Its transactions stay short (a few dozen records, counted in the process):
  * on the embedded database a transaction holds the only connection, and every tool call waiting to commit its
  * record waits for the whole of it.
  */
