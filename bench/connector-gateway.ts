@@ -15,7 +15,8 @@
  * the platform runs in this one, and the ways take turns slice by slice in a rotating order so
  * that load from elsewhere on the machine spreads over all three. Prints calls/s, p50 and p99 per way, the
  * gateway's ratio to direct against the target (≥ 0.6), the p50 each way adds, and the CPU the platform's
- * process spent per gateway call (steadier than the ratio, which moves with the machine's other load); writes
+ * process spent per gateway call (steadier than the ratio, which moves with the machine's other load), split on
+ * Linux into the HTTP thread and the others (the embedded database's thread, V8's compiler and collector); writes
  * bench/results/connector-gateway.json.
  */
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -30,6 +31,7 @@ import { startEverything } from '../src/runtime/proxy/reverse-proxy-testing.js';
 import type { ClientOptions, ClientReady, ClientRequest, ClientSlice, ClientTarget } from './proxy-client.js';
 import type { HostOptions, HostReady } from './proxy-host.js';
 import { startWorker, type WorkerProcess } from './proxy-ipc.js';
+import { threadCpuSince, threadTicks } from './thread-cpu.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = new URL('./results/connector-gateway.json', import.meta.url).pathname;
@@ -130,19 +132,32 @@ async function main(): Promise<void> {
     const slices = new Map<Way, ClientSlice[]>(WAYS.map((way) => [way, []]));
     // the CPU of this process (the platform's HTTP and database threads) while the gateway's slices ran
     let gatewayCpuMicros = 0;
+    // the same split by thread where /proc tells it: the HTTP thread, and the rest (database thread, V8's own threads)
+    const gatewayThreadsMs = { main: 0, other: 0 };
     for (let slice = 0; slice < SLICES; slice++) {
       const order = [...WAYS.slice(slice % WAYS.length), ...WAYS.slice(0, slice % WAYS.length)];
       for (const way of order) {
         const before = process.cpuUsage();
+        const ticksBefore = threadTicks();
         slices.get(way)?.push(await ask(way, { group: 'concurrent', warmupCalls: SLICE_WARMUP, calls: CALLS / SLICES }));
         const used = process.cpuUsage(before);
-        if (way === 'connectorGateway') gatewayCpuMicros += used.user + used.system;
+        const threads = threadCpuSince(ticksBefore, threadTicks());
+        if (way === 'connectorGateway') {
+          gatewayCpuMicros += used.user + used.system;
+          if (threads) {
+            gatewayThreadsMs.main += threads.mainMs;
+            gatewayThreadsMs.other += threads.otherMs;
+          }
+        }
       }
     }
     const ways = Object.fromEntries(WAYS.map((way) => [way, summarize(slices.get(way) ?? [])])) as Record<Way, ReturnType<typeof summarize>>;
     const ratio = round(ways.connectorGateway.callsPerSecond / ways.direct.callsPerSecond, 3);
     const gatewayCalls = SLICES * CLIENTS * (CALLS / SLICES + SLICE_WARMUP);
     const gatewayCpuMsPerCall = round(gatewayCpuMicros / 1000 / gatewayCalls, 3);
+    const gatewayCpuMsPerCallByThread = gatewayThreadsMs.main + gatewayThreadsMs.other > 0
+      ? { httpThread: round(gatewayThreadsMs.main / gatewayCalls, 3), otherThreads: round(gatewayThreadsMs.other / gatewayCalls, 3) }
+      : undefined;
     const results = {
       benchmark: 'connector-gateway',
       date: new Date().toISOString(),
@@ -151,6 +166,7 @@ async function main(): Promise<void> {
       ways,
       ratios: { connectorGatewayToDirect: ratio, runtimeProxyToDirect: round(ways.runtimeProxy.callsPerSecond / ways.direct.callsPerSecond, 3) },
       gatewayCpuMsPerCall,
+      ...(gatewayCpuMsPerCallByThread && { gatewayCpuMsPerCallByThread }),
       p50AddedMs: { runtimeProxy: round(ways.runtimeProxy.p50Ms - ways.direct.p50Ms, 3), connectorGateway: round(ways.connectorGateway.p50Ms - ways.direct.p50Ms, 3) },
       targets: { connectorGatewayToDirect: { target: `>= ${String(TARGET_RATIO)}`, value: ratio, met: ratio >= TARGET_RATIO } },
     };
@@ -158,7 +174,7 @@ async function main(): Promise<void> {
       const figures = ways[way];
       process.stdout.write(`${LABELS[way].padEnd(18)} ${String(figures.callsPerSecond).padStart(6)} calls/s  p50 ${figures.p50Ms.toFixed(2)} ms  p99 ${figures.p99Ms.toFixed(2)} ms  errors ${String(figures.errors)}\n`);
     }
-    process.stdout.write(`connector gateway / direct: ${ratio.toFixed(2)} (target >= ${String(TARGET_RATIO)}: ${results.targets.connectorGatewayToDirect.met ? 'met' : 'NOT met'}); p50 added: runtime proxy ${results.p50AddedMs.runtimeProxy.toFixed(2)} ms, connector gateway ${results.p50AddedMs.connectorGateway.toFixed(2)} ms; the gateway's process used ${gatewayCpuMsPerCall.toFixed(2)} ms of CPU a call\n`);
+    process.stdout.write(`connector gateway / direct: ${ratio.toFixed(2)} (target >= ${String(TARGET_RATIO)}: ${results.targets.connectorGatewayToDirect.met ? 'met' : 'NOT met'}); p50 added: runtime proxy ${results.p50AddedMs.runtimeProxy.toFixed(2)} ms, connector gateway ${results.p50AddedMs.connectorGateway.toFixed(2)} ms; the gateway's process used ${gatewayCpuMsPerCall.toFixed(2)} ms of CPU a call${gatewayCpuMsPerCallByThread ? ` (HTTP thread ${gatewayCpuMsPerCallByThread.httpThread.toFixed(2)}, database and V8 threads ${gatewayCpuMsPerCallByThread.otherThreads.toFixed(2)})` : ''}\n`);
     await mkdir(new URL('./results/', import.meta.url).pathname, { recursive: true });
     await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     log(`wrote ${RESULTS}`);

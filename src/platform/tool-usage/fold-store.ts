@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { PlatformDatabase } from '../db.js';
 import type { FoldedRecord, RollUps } from './rollups.js';
 
@@ -14,32 +14,40 @@ export async function unfoldedChains(db: Db): Promise<string[]> {
   return rows.map((row) => row.chain_id);
 }
 
-/** Locks the chain's fold (creating it at 0) for the rest of the transaction: where it is, and the chain's head. */
-export async function lockFold(trx: Transaction<PlatformDatabase>, chainId: string): Promise<{ folded: number; head: number }> {
-  const { rows } = await sql<{ folded: number | string; head: number | string | null }>`
-    insert into tool_usage_folds (chain_id, folded_sequence) values (${chainId}, 0)
-    on conflict (chain_id) do update set folded_sequence = tool_usage_folds.folded_sequence
-    returning folded_sequence as folded, (select head_sequence from tool_usage_chains where chain_id = ${chainId}) as head`.execute(trx);
+/** Where the chain's fold is (0 before its first) and the chain's head. */
+export async function foldPosition(db: Db, chainId: string): Promise<{ folded: number; head: number }> {
+  const { rows } = await sql<{ folded: number | string; head: number | string }>`
+    select coalesce((select folded_sequence from tool_usage_folds where chain_id = ${chainId}), 0) as folded, head_sequence as head
+    from tool_usage_chains where chain_id = ${chainId}`.execute(db);
   const row = rows[0];
-  if (!row) throw new Error(`the fold of chain ${chainId} was neither inserted nor locked`);
-  return { folded: Number(row.folded), head: Number(row.head ?? 0) };
+  return { folded: Number(row?.folded ?? 0), head: Number(row?.head ?? 0) };
 }
 
 /** The records (from, through] of the chain, with what the roll-ups count of them. */
-export async function readTail(trx: Transaction<PlatformDatabase>, chainId: string, from: number, through: number): Promise<FoldedRecord[]> {
+export async function readTail(db: Db, chainId: string, from: number, through: number): Promise<FoldedRecord[]> {
   const { rows } = await sql<Omit<FoldedRecord, 'sequence'> & { sequence: number | string }>`
     select sequence, occurred_at, environment, connector_id, connector_name, tool_name, decision, user_id, coalesce(usage->'groups', '[]'::jsonb) as groups
-    from tool_usage_records where chain_id = ${chainId} and sequence > ${from} and sequence <= ${through}`.execute(trx);
+    from tool_usage_records where chain_id = ${chainId} and sequence > ${from} and sequence <= ${through}`.execute(db);
   return rows.map((row) => ({ ...row, sequence: Number(row.sequence) }));
 }
 
-const added = (table: string, rows: unknown[]) => sql`select * from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::json)`;
+/** The rows of `table` in `rows`, kept only when the fold moved. */
+const added = (table: string, rows: unknown[]) =>
+  sql`select r.* from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::json) as r where exists (select from moved)`;
 
-/** Adds a chunk's roll-ups and moves the fold to `through`, in one statement: the roll-ups and the fold move together. */
-export async function addRollUps(trx: Transaction<PlatformDatabase>, chainId: string, rollUps: RollUps, through: number): Promise<void> {
+/**
+ * Moves the fold from `from` to `through` and adds the chunk's roll-ups, in one statement and only if the fold
+ * is still at `from` (as appendAt moves a head): no transaction holds the connection while the chunk is counted,
+ * and a replica that folded the same chunk first leaves this one adding nothing (false).
+ */
+export async function addRollUps(db: Db, chainId: string, rollUps: RollUps, from: number, through: number): Promise<boolean> {
   const ofChain = <Row extends object>(rows: Row[]) => rows.map((row) => ({ ...row, chain_id: chainId }));
-  await sql`
-    with counts as (
+  const { rows } = await sql<{ moved: number }>`
+    with moved as (
+      insert into tool_usage_folds (chain_id, folded_sequence) values (${chainId}, ${through})
+      on conflict (chain_id) do update set folded_sequence = excluded.folded_sequence where tool_usage_folds.folded_sequence = ${from}
+      returning chain_id),
+    counts as (
       insert into tool_usage_counts ${added('tool_usage_counts', ofChain(rollUps.counts))}
       on conflict (chain_id, width, bucket_start, environment, connector_id, tool_name, decision)
       do update set count = tool_usage_counts.count + excluded.count, connector_name = excluded.connector_name),
@@ -53,5 +61,6 @@ export async function addRollUps(trx: Transaction<PlatformDatabase>, chainId: st
       insert into tool_usage_group_counts ${added('tool_usage_group_counts', ofChain(rollUps.groups))}
       on conflict (chain_id, width, bucket_start, environment, connector_id, group_id)
       do update set count = tool_usage_group_counts.count + excluded.count, group_name = excluded.group_name)
-    update tool_usage_folds set folded_sequence = ${through} where chain_id = ${chainId}`.execute(trx);
+    select count(*)::int as moved from moved`.execute(db);
+  return (rows[0]?.moved ?? 0) > 0;
 }

@@ -44,7 +44,7 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     return created.database.db;
   };
 
-  it('folds a tail longer than one transaction takes in a single pass, chunk by chunk, and each record once', async () => {
+  it('folds a tail longer than one chunk in a single pass, chunk by chunk, and each record once', async () => {
     const db = await setUp();
     const recorder = createToolUsageRecorder({ db, clock: systemClock, ids: { uuid: randomUUID }, signer: undefined, checkpointEvery: 100 });
     for (let index = 0; index < 7; index++) await recorder.record(usage('gw-1'));
@@ -62,5 +62,21 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     const counts = await sql<{ width: number; calls: number | string }>`select width, sum(count) as calls from tool_usage_counts where chain_id = 'gw-1' group by width`.execute(db);
     expect(counts.rows.length).toBeGreaterThan(0);
     for (const row of counts.rows) expect(Number(row.calls)).toBe(7);
+  });
+
+  it('counts each record once when two replicas fold the same chain at the same time', async () => {
+    const db = await setUp();
+    const recorder = createToolUsageRecorder({ db, clock: systemClock, ids: { uuid: randomUUID }, signer: undefined, checkpointEvery: 100 });
+    await Promise.all(Array.from({ length: 40 }, () => recorder.record(usage('gw-1'))));
+    const replicas = [createFoldJob({ db, logger: silentLogger, maxRecords: 7 }), createFoldJob({ db, logger: silentLogger, maxRecords: 7 })];
+
+    const folded = await Promise.all(replicas.map((replica) => replica.runOnce()));
+
+    expect(folded.reduce((sum, count) => sum + count, 0)).toBe(40);
+    const counts = await sql<{ width: number; calls: number | string }>`select width, sum(count) as calls from tool_usage_counts where chain_id = 'gw-1' group by width`.execute(db);
+    expect(counts.rows.length).toBeGreaterThan(0);
+    for (const row of counts.rows) expect(Number(row.calls)).toBe(40);
+    const groups = await sql<{ calls: number | string }>`select sum(count) as calls from tool_usage_group_counts where chain_id = 'gw-1' and width = 60`.execute(db);
+    expect(Number(groups.rows[0]?.calls)).toBe(40);
   });
 });

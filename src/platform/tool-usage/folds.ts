@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { createPeriodicJob, type PeriodicJob } from '../../core/periodic-job.js';
 import type { PlatformDatabase } from '../db.js';
-import { addRollUps, lockFold, readTail, unfoldedChains } from './fold-store.js';
+import { addRollUps, foldPosition, readTail, unfoldedChains } from './fold-store.js';
 import { rollUp } from './rollups.js';
 
 /** `runOnce` folds every chain's records past its fold into the roll-ups and returns how many it folded. */
@@ -12,9 +12,16 @@ export interface FoldJobOptions {
   db: Kysely<PlatformDatabase>;
   logger: Logger;
   intervalMs?: number;
-  /** Most records one fold's transaction adds; a longer tail takes several, one after the other. */
+  /** Most records one chunk adds; a longer tail takes several, one after the other. */
   maxRecords?: number;
 }
+
+/**
+ * Records a chunk adds. On the embedded engine a chunk costs the database about 0.9 ms besides 0.01 ms a record
+ * read (measured): 250 records take about 3.3 ms in all (64 took 0.023 ms a record), and the longest of its
+ * statements, the read, 2.4 ms, which the appends queued behind it wait.
+ */
+const CHUNK = 250;
 
 /** What one pass folds of a chain at most; the next pass, a second later, goes on. */
 const MAX_PER_PASS = 20_000;
@@ -22,30 +29,32 @@ const MAX_PER_PASS = 20_000;
 /**
  * The roll-ups are kept off the tool call's path: a record commits alone before the answer, and this job adds
  * the records past each chain's fold to the roll-ups every second. The reads count the records past the fold
- * themselves, so how far the job lags changes what they cost, never what they say. The fold's row lock makes
- * one replica fold a range once. Its transactions stay short (a few dozen records, counted in the process):
- * on the embedded database a transaction holds the only connection, and every tool call waiting to commit its
- * record waits for the whole of it.
+ * themselves, so how far the job lags changes what they cost, never what they say. A chunk is read, counted in
+ * the process, and added in one statement that moves the fold only from where it was read (fold-store.ts), so
+ * that no transaction holds a connection while the chunk is counted: on the embedded database there is only
+ * one, and every tool call waiting to commit its record would wait for the whole of it. A replica that folded
+ * the chunk first makes the other's statement add nothing.
  */
 export function createFoldJob(options: FoldJobOptions): FoldJob {
   const { db, logger } = options;
   const intervalMs = options.intervalMs ?? 1_000;
-  const maxRecords = options.maxRecords ?? 64;
-  const foldChain = (chainId: string) =>
-    db.transaction().execute(async (trx) => {
-      const { folded, head } = await lockFold(trx, chainId);
-      const through = Math.min(head, folded + maxRecords);
-      if (through > folded) await addRollUps(trx, chainId, rollUp(await readTail(trx, chainId, folded, through)), through);
-      return Math.max(0, through - folded);
-    });
+  const maxRecords = options.maxRecords ?? CHUNK;
+  /** One chunk of the chain past its fold: how many records it folded (0 when another replica folded them first). */
+  const foldChain = async (chainId: string) => {
+    const { folded, head } = await foldPosition(db, chainId);
+    const through = Math.min(head, folded + maxRecords);
+    if (through <= folded) return { folded: 0, more: false };
+    const moved = await addRollUps(db, chainId, rollUp(await readTail(db, chainId, folded, through)), folded, through);
+    return { folded: moved ? through - folded : 0, more: moved && through < head };
+  };
 
-  /** A chain's tail, a chunk per transaction, up to MAX_PER_PASS records: records keep coming while it folds. */
+  /** A chain's tail, chunk by chunk, up to MAX_PER_PASS records: records keep coming while it folds. */
   const foldTail = async (chainId: string) => {
     let total = 0;
     for (;;) {
-      const folded = await foldChain(chainId);
+      const { folded, more } = await foldChain(chainId);
       total += folded;
-      if (folded < maxRecords || total >= MAX_PER_PASS) return total;
+      if (!more || total >= MAX_PER_PASS) return total;
     }
   };
 
