@@ -35,6 +35,7 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = new URL('./results/llm-gateway.json', import.meta.url);
 const UPSTREAM = new URL('./llm-upstream.ts', import.meta.url).pathname;
 const PORTKEY = new URL('../node_modules/@portkey-ai/gateway/build/start-server.js', import.meta.url).pathname;
+const PORTKEY_PEER = new URL('./portkey-peer.ts', import.meta.url).pathname;
 const CONNECTIONS = 32;
 const SLICES = 5;
 const TARGETS = { floorRatio: 0.7, peerRatio: 1, addedP50Ms: 1, admitted: 50 };
@@ -76,7 +77,7 @@ async function startUpstream(): Promise<{ origin: string; child: ChildProcess }>
 
 async function startPortkey(): Promise<{ origin: string; child: ChildProcess }> {
   const port = await freePort();
-  const { child } = await startProcess([PORTKEY, `--port=${port}`, '--headless'], '@portkey-ai/gateway', (text) => text.includes('Ready for connections'));
+  const { child } = await startProcess(['--import', 'tsx', PORTKEY_PEER, PORTKEY, `--port=${port}`, '--headless'], '@portkey-ai/gateway', (text) => text.includes('Ready for connections'));
   return { origin: `http://127.0.0.1:${port}`, child };
 }
 
