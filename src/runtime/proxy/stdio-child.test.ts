@@ -77,3 +77,44 @@ describe('StdioChild sending', () => {
     await stopped;
   });
 });
+
+describe('StdioChild stopping', () => {
+  /** Starts a script as the server and stops it at once; what it said and how it ended. */
+  async function stopped(script: string, graceMs: number): Promise<{ messages: JsonRpcMessage[]; reason: string }> {
+    const messages: JsonRpcMessage[] = [];
+    let reason = '';
+    let ready!: () => void;
+    const isReady = new Promise<void>((resolve) => (ready = resolve));
+    const child = new StdioChild(
+      { command: process.execPath, args: ['-e', script], env: {} },
+      {
+        onMessage: (message) => (message.method === 'ready' ? ready() : messages.push(message)),
+        onExit: (why) => (reason = why),
+      },
+    );
+    await isReady;
+    await child.stop(graceMs);
+    return { messages, reason };
+  }
+
+  it('closes stdin and lets the server finish and exit on its own before any signal', async () => {
+    const script = `
+      process.stdin.resume();
+      process.stdin.on('end', () => setTimeout(() => process.stdout.write('{"jsonrpc":"2.0","method":"flushed"}\\n', () => process.exit(0)), 150));
+      process.stdout.write('{"jsonrpc":"2.0","method":"ready"}\\n');
+    `;
+    const { messages, reason } = await stopped(script, 2000);
+    expect(messages.map((message) => message.method)).toEqual(['flushed']);
+    expect(reason).toBe('exited with code 0');
+  });
+
+  it('sends SIGTERM to a server that outlives its closed stdin, and SIGKILL to one that outlives SIGTERM', async () => {
+    const lingering = `setInterval(() => undefined, 1000); process.stdout.write('{"jsonrpc":"2.0","method":"ready"}\\n');`;
+    const terminated = await stopped(lingering, 200);
+    expect(terminated.reason).toBe('killed by SIGTERM');
+
+    const stubborn = `process.on('SIGTERM', () => undefined); ${lingering}`;
+    const killed = await stopped(stubborn, 200);
+    expect(killed.reason).toBe('killed by SIGKILL');
+  });
+});

@@ -104,13 +104,28 @@ export class StdioChild {
     this.#proc.stdin?.write(lines.length === 1 ? (lines[0] as string) : lines.join(''));
   };
 
+  /**
+   * Stops the server the way MCP's stdio transport asks: its stdin is closed and it gets `graceMs` to exit on
+   * its own (a server may finish writing what it holds), then SIGTERM, then after `graceMs` more SIGKILL.
+   */
   async stop(graceMs = 2000): Promise<void> {
     if (this.#exited) return;
     this.#flush();
     this.#proc.stdin?.end();
+    if (await this.#exitsWithin(graceMs)) return;
     this.#proc.kill('SIGTERM');
-    const timer = setTimeout(() => this.#proc.kill('SIGKILL'), graceMs);
+    if (await this.#exitsWithin(graceMs)) return;
+    this.#proc.kill('SIGKILL');
     await this.#exitPromise;
+  }
+
+  async #exitsWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    const exited = await Promise.race([this.#exitPromise.then(() => true as const), late]);
     clearTimeout(timer);
+    return exited;
   }
 }
