@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { PlatformDatabase } from '../db.js';
 import type { FoldedRecord, RollUps } from './rollups.js';
+import { movedRows } from './store.js';
 
 /* The folds of records into the roll-ups (SQL only). */
 
@@ -31,10 +32,6 @@ export async function readTail(db: Db, chainId: string, from: number, through: n
   return rows.map((row) => ({ ...row, sequence: Number(row.sequence) }));
 }
 
-/** The rows of `table` in `rows`, kept only when the fold moved. */
-const added = (table: string, rows: unknown[]) =>
-  sql`select r.* from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::json) as r where exists (select from moved)`;
-
 /**
  * Moves the fold from `from` to `through` and adds the chunk's roll-ups, in one statement and only if the fold
  * is still at `from` (as appendAt moves a head): no transaction holds the connection while the chunk is counted,
@@ -48,17 +45,17 @@ export async function addRollUps(db: Db, chainId: string, rollUps: RollUps, from
       on conflict (chain_id) do update set folded_sequence = excluded.folded_sequence where tool_usage_folds.folded_sequence = ${from}
       returning chain_id),
     counts as (
-      insert into tool_usage_counts ${added('tool_usage_counts', ofChain(rollUps.counts))}
+      insert into tool_usage_counts ${movedRows('tool_usage_counts', ofChain(rollUps.counts))}
       on conflict (chain_id, width, bucket_start, environment, connector_id, tool_name, decision)
       do update set count = tool_usage_counts.count + excluded.count, connector_name = excluded.connector_name),
     series as (
-      insert into tool_usage_series ${added('tool_usage_series', ofChain(rollUps.series))}
+      insert into tool_usage_series ${movedRows('tool_usage_series', ofChain(rollUps.series))}
       on conflict (chain_id, dimension, width, bucket_start, environment, key) do update set count = tool_usage_series.count + excluded.count),
     users as (
-      insert into tool_usage_user_counts ${added('tool_usage_user_counts', ofChain(rollUps.users))}
+      insert into tool_usage_user_counts ${movedRows('tool_usage_user_counts', ofChain(rollUps.users))}
       on conflict (chain_id, width, bucket_start, environment, user_id) do update set count = tool_usage_user_counts.count + excluded.count),
     groups as (
-      insert into tool_usage_group_counts ${added('tool_usage_group_counts', ofChain(rollUps.groups))}
+      insert into tool_usage_group_counts ${movedRows('tool_usage_group_counts', ofChain(rollUps.groups))}
       on conflict (chain_id, width, bucket_start, environment, connector_id, group_id)
       do update set count = tool_usage_group_counts.count + excluded.count, group_name = excluded.group_name)
     select count(*)::int as moved from moved`.execute(db);

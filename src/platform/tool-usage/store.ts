@@ -30,8 +30,8 @@ export interface Appended {
   checkpoints: Insertable<ToolUsageCheckpointsTable>[];
 }
 
-/** The rows of `table` in `rows`, kept only when the head moved. */
-const movedRows = (table: string, rows: unknown[]) =>
+/** The rows of `table` in `rows`, kept only when the statement's `moved` CTE moved something (a chain head, a fold). */
+export const movedRows = (table: string, rows: unknown[]) =>
   sql`select r.* from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::json) as r where exists (select from moved)`;
 
 /**
