@@ -12,7 +12,10 @@
  *    for exactly 50 requests, 200 concurrent requests spread over the replicas. Target, in every run:
  *    exactly 50 admitted and nothing charged beyond the limit.
  *
- * Options: --duration SECONDS (10), --runs N (5). PostgreSQL: TOOLYARD_BENCH_DATABASE_URL (see harness.ts).
+ * Options: --duration SECONDS (10), --runs N (5), --pace-ms N (0: the upstream answers as fast as it can; N:
+ * it streams its ten chunks N ms apart, as a provider does while generating, see bench/llm-upstream.ts;
+ * results then go to bench/results/llm-gateway-paced.json).
+ * PostgreSQL: TOOLYARD_BENCH_DATABASE_URL (see harness.ts).
  * Writes bench/results/llm-gateway.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -32,7 +35,8 @@ import { createPassThrough } from './llm-floor.js';
 import type { LoadRequest, LoadResult } from './load-worker.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const RESULTS = new URL('./results/llm-gateway.json', import.meta.url);
+/** A paced run writes beside the default one, which the README's main table quotes. */
+const resultsOf = (paceMs: number) => new URL(paceMs > 0 ? './results/llm-gateway-paced.json' : './results/llm-gateway.json', import.meta.url);
 const UPSTREAM = new URL('./llm-upstream.ts', import.meta.url).pathname;
 const PORTKEY = new URL('../node_modules/@portkey-ai/gateway/build/start-server.js', import.meta.url).pathname;
 const PORTKEY_PEER = new URL('./portkey-peer.ts', import.meta.url).pathname;
@@ -70,8 +74,8 @@ function startProcess(args: string[], what: string, ready: (line: string) => boo
   });
 }
 
-async function startUpstream(): Promise<{ origin: string; child: ChildProcess }> {
-  const { child, line } = await startProcess(['--import', 'tsx', UPSTREAM], 'the upstream', (text) => text.startsWith('http://'));
+async function startUpstream(paceMs: number): Promise<{ origin: string; child: ChildProcess }> {
+  const { child, line } = await startProcess(['--import', 'tsx', UPSTREAM, `--pace-ms=${String(paceMs)}`], 'the upstream', (text) => text.startsWith('http://'));
   return { origin: line, child };
 }
 
@@ -295,11 +299,13 @@ async function chargedTotal(origin: string, admitted: number): Promise<Money> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, runs: { type: 'string', default: '5' } } });
+  const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, runs: { type: 'string', default: '5' }, 'pace-ms': { type: 'string', default: '0' } } });
   const scratch = await mkdtemp(join(tmpdir(), 'toolyard-bench-llm-'));
   const keyFile = join(scratch, 'upstream.key');
   await writeFile(keyFile, UPSTREAM_KEY, { mode: 0o600 });
-  const upstream = await startUpstream();
+  const paceMs = Number(values['pace-ms']);
+  if (!Number.isFinite(paceMs) || paceMs < 0) throw new Error(`--pace-ms: ${values['pace-ms']} is not a number of milliseconds`);
+  const upstream = await startUpstream(paceMs);
   try {
     const streaming = await measureThroughput(upstream.origin, keyFile, Number(values.duration), 'stream');
     const whole = await measureThroughput(upstream.origin, keyFile, Number(values.duration), 'json');
@@ -313,6 +319,7 @@ async function main(): Promise<void> {
     const result = {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', node: process.version },
+      upstreamPaceMs: paceMs,
       targets: TARGETS,
       streaming,
       whole,
@@ -325,11 +332,11 @@ async function main(): Promise<void> {
       },
     };
     await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-    await writeFile(RESULTS, `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(resultsOf(paceMs), `${JSON.stringify(result, null, 2)}\n`);
     const way = (name: string, run: ReturnType<typeof combineSlices> | undefined, failure: string | undefined) =>
       run ? `  ${name}: ${run.requestsPerSecond.toFixed(0)} req/s, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, non-2xx ${run.non2xx}` : `  ${name}: not measured (${failure ?? 'absent'})`;
     const summary = (figures: typeof streaming) => [
-      `${figures.mode === 'stream' ? 'streamed' : 'whole (non-streaming)'} chat completions, ${CONNECTIONS} concurrent:`,
+      `${figures.mode === 'stream' ? 'streamed' : 'whole (non-streaming)'} chat completions, ${CONNECTIONS} concurrent, ${paceMs > 0 ? `the upstream pacing its chunks ${String(paceMs)} ms apart` : 'the upstream as fast as it can'}:`,
       way('direct to the upstream', figures.direct, figures.failed.direct),
       way('node:http pass-through (floor)', figures.floor, undefined),
       way('@portkey-ai/gateway (peer)', figures.portkey, figures.failed.portkey),
@@ -346,7 +353,7 @@ async function main(): Promise<void> {
       'runs' in overspend
         ? `overspend, 200 requests over 3 replicas, room for ${TARGETS.admitted}: ${overspend.runs.map((run) => `${run.admitted} admitted / ${run.refused} refused / overspend ${run.overspendUsd}`).join('; ')}`
         : `overspend: not measured (${overspend.skipped})`,
-      `wrote ${RESULTS.pathname}`,
+      `wrote ${resultsOf(paceMs).pathname}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

@@ -1,17 +1,41 @@
 /**
  * The benchmark's upstream model provider, in its own process so that it never shares an event loop
- * with a gateway under test: `node --import tsx bench/llm-upstream.ts`, printing its origin on stdout.
- * It speaks OpenAI chat completions, streaming and not, as fast as it can: a role chunk, eight content
- * chunks, a finish chunk, the usage chunk when `stream_options.include_usage` asks for it, then [DONE].
+ * with a gateway under test: `node --import tsx bench/llm-upstream.ts [--pace-ms N]`, printing its origin on
+ * stdout. It speaks OpenAI chat completions, streaming and not: a role chunk, eight content chunks, a finish
+ * chunk, the usage chunk when `stream_options.include_usage` asks for it, then [DONE]. By default it answers
+ * as fast as it can; with `--pace-ms N` it sends each of the first ten chunks N ms after the one before, as a
+ * provider streams tokens as it generates them, and a whole answer after as long.
  *
  * Usage is sized to the request so that a request costs exactly its reservation bound (PLATFORM-API Part 3
  * §1.2 for a text-only request: prompt = body bytes + 4,096, completion = `max_tokens`): a budget with
  * room for N such requests then admits exactly N, however the admissions and settlements interleave.
  */
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
+import { parseArgs } from 'node:util';
 import { listen } from './ceiling-server.js';
 
 const CONTENT_CHUNKS = 8;
+const { values } = parseArgs({ options: { 'pace-ms': { type: 'string', default: '0' } } });
+const PACE_MS = Number(values['pace-ms']);
+
+/** The events, one by one `PACE_MS` apart (the first too), then `tail`; all at once without a pace. */
+function stream(response: ServerResponse, events: string[], tail: string): void {
+  if (PACE_MS <= 0) {
+    response.end(events.join('') + tail);
+    return;
+  }
+  let next = 0;
+  const send = () => {
+    const event = events[next++];
+    if (event === undefined) {
+      response.end(tail);
+      return;
+    }
+    response.write(event);
+    setTimeout(send, PACE_MS);
+  };
+  setTimeout(send, PACE_MS);
+}
 
 function chunk(id: string, model: string, delta: Record<string, unknown>, finish: string | null): string {
   return `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_764_000_000, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -36,16 +60,20 @@ const server = createServer((request, response) => {
         choices: [{ index: 0, message: { role: 'assistant', content: 'one two three four five six seven eight' }, finish_reason: 'stop' }],
         usage,
       });
-      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
-      response.end(answer);
+      const send = () => {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
+        response.end(answer);
+      };
+      if (PACE_MS > 0) setTimeout(send, PACE_MS * (CONTENT_CHUNKS + 2));
+      else send();
       return;
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    let text = chunk(id, body.model, { role: 'assistant', content: '' }, null);
-    for (let index = 0; index < CONTENT_CHUNKS; index++) text += chunk(id, body.model, { content: ` word${index}` }, null);
-    text += chunk(id, body.model, {}, 'stop');
-    if (body.stream_options?.include_usage) text += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_764_000_000, model: body.model, choices: [], usage })}\n\n`;
-    response.end(`${text}data: [DONE]\n\n`);
+    const events = [chunk(id, body.model, { role: 'assistant', content: '' }, null)];
+    for (let index = 0; index < CONTENT_CHUNKS; index++) events.push(chunk(id, body.model, { content: ` word${index}` }, null));
+    events.push(chunk(id, body.model, {}, 'stop'));
+    const usageChunk = body.stream_options?.include_usage ? `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_764_000_000, model: body.model, choices: [], usage })}\n\n` : '';
+    stream(response, events, `${usageChunk}data: [DONE]\n\n`);
   });
 });
 server.keepAliveTimeout = 60_000;
