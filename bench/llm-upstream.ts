@@ -11,6 +11,7 @@
  * room for N such requests then admits exactly N, however the admissions and settlements interleave.
  */
 import { createServer, type ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { listen } from './ceiling-server.js';
 
@@ -18,12 +19,17 @@ const CONTENT_CHUNKS = 8;
 const { values } = parseArgs({ options: { 'pace-ms': { type: 'string', default: '0' } } });
 const PACE_MS = Number(values['pace-ms']);
 
-/** The events, one by one `PACE_MS` apart (the first too), then `tail`; all at once without a pace. */
+/**
+ * The events, one by one `PACE_MS` apart (the first too), then `tail`; all at once without a pace. Each is
+ * due at a fixed time from the start, as a provider's tokens are: a late timer (this process shares the
+ * machine with the gateway under test) delays that event only, not every one after it.
+ */
 function stream(response: ServerResponse, events: string[], tail: string): void {
   if (PACE_MS <= 0) {
     response.end(events.join('') + tail);
     return;
   }
+  const started = performance.now();
   let next = 0;
   const send = () => {
     const event = events[next++];
@@ -32,7 +38,7 @@ function stream(response: ServerResponse, events: string[], tail: string): void 
       return;
     }
     response.write(event);
-    setTimeout(send, PACE_MS);
+    setTimeout(send, Math.max(0, started + (next + 1) * PACE_MS - performance.now()));
   };
   setTimeout(send, PACE_MS);
 }
