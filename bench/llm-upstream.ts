@@ -3,8 +3,8 @@
  * with a gateway under test: `node --import tsx bench/llm-upstream.ts [--pace-ms N]`, printing its origin on
  * stdout. It speaks OpenAI chat completions, streaming and not: a role chunk, eight content chunks, a finish
  * chunk, the usage chunk when `stream_options.include_usage` asks for it, then [DONE]. By default it answers
- * as fast as it can; with `--pace-ms N` it sends each of the first ten chunks N ms after the one before, as a
- * provider streams tokens as it generates them, and a whole answer after as long.
+ * as fast as it can; with `--pace-ms N` it sends its ten chunks N ms apart, as a provider streams tokens as it
+ * generates them (usage and [DONE] N ms after the tenth), and a whole answer when the tenth chunk would have gone.
  *
  * Usage is sized to the request so that a request costs exactly its reservation bound (PLATFORM-API Part 3
  * §1.2 for a text-only request: prompt = body bytes + 4,096, completion = `max_tokens`): a budget with
