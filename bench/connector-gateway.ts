@@ -137,13 +137,14 @@ async function main(): Promise<void> {
     for (let slice = 0; slice < SLICES; slice++) {
       const order = [...WAYS.slice(slice % WAYS.length), ...WAYS.slice(0, slice % WAYS.length)];
       for (const way of order) {
+        const isGateway = way === 'connectorGateway';
         const before = process.cpuUsage();
-        const ticksBefore = threadTicks();
+        const ticksBefore = isGateway ? threadTicks() : undefined;
         slices.get(way)?.push(await ask(way, { group: 'concurrent', warmupCalls: SLICE_WARMUP, calls: CALLS / SLICES }));
-        const used = process.cpuUsage(before);
-        const threads = threadCpuSince(ticksBefore, threadTicks());
-        if (way === 'connectorGateway') {
+        if (isGateway) {
+          const used = process.cpuUsage(before);
           gatewayCpuMicros += used.user + used.system;
+          const threads = threadCpuSince(ticksBefore, threadTicks());
           if (threads) {
             gatewayThreadsMs.main += threads.mainMs;
             gatewayThreadsMs.other += threads.otherMs;
