@@ -2,9 +2,10 @@
  * The benchmark's upstream model provider, in its own process so that it never shares an event loop
  * with a gateway under test: `node --import tsx bench/llm-upstream.ts [--pace-ms N]`, printing its origin on
  * stdout. It speaks OpenAI chat completions, streaming and not: a role chunk, eight content chunks, a finish
- * chunk, the usage chunk when `stream_options.include_usage` asks for it, then [DONE]. By default it answers
- * as fast as it can; with `--pace-ms N` it sends its ten chunks N ms apart, as a provider streams tokens as it
- * generates them (usage and [DONE] N ms after the tenth), and a whole answer when the tenth chunk would have gone.
+ * chunk, the usage chunk when `stream_options.include_usage` asks for it (the others then carry
+ * `"usage":null`, as OpenAI's do), then [DONE]. By default it answers as fast as it can; with `--pace-ms N`
+ * it sends its ten chunks N ms apart, as a provider streams tokens as it generates them (usage and [DONE]
+ * N ms after the tenth), and a whole answer when the tenth chunk would have gone.
  *
  * Usage is sized to the request so that a request costs exactly its reservation bound (PLATFORM-API Part 3
  * §1.2 for a text-only request: prompt = body bytes + 4,096, completion = `max_tokens`): a budget with
@@ -43,8 +44,9 @@ function stream(response: ServerResponse, events: string[], tail: string): void 
   setTimeout(send, PACE_MS);
 }
 
-function chunk(id: string, model: string, delta: Record<string, unknown>, finish: string | null): string {
-  return `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_764_000_000, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+/** A content chunk; asked for usage, OpenAI sends `"usage":null` in every chunk before the usage chunk. */
+function chunk(id: string, model: string, delta: Record<string, unknown>, finish: string | null, includeUsage: boolean): string {
+  return `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_764_000_000, model, choices: [{ index: 0, delta, finish_reason: finish }], ...(includeUsage && { usage: null }) })}\n\n`;
 }
 
 const server = createServer((request, response) => {
@@ -75,10 +77,11 @@ const server = createServer((request, response) => {
       return;
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const events = [chunk(id, body.model, { role: 'assistant', content: '' }, null)];
-    for (let index = 0; index < CONTENT_CHUNKS; index++) events.push(chunk(id, body.model, { content: ` word${index}` }, null));
-    events.push(chunk(id, body.model, {}, 'stop'));
-    const usageChunk = body.stream_options?.include_usage ? `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_764_000_000, model: body.model, choices: [], usage })}\n\n` : '';
+    const includeUsage = body.stream_options?.include_usage === true;
+    const events = [chunk(id, body.model, { role: 'assistant', content: '' }, null, includeUsage)];
+    for (let index = 0; index < CONTENT_CHUNKS; index++) events.push(chunk(id, body.model, { content: ` word${index}` }, null, includeUsage));
+    events.push(chunk(id, body.model, {}, 'stop', includeUsage));
+    const usageChunk = includeUsage ? `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_764_000_000, model: body.model, choices: [], usage })}\n\n` : '';
     stream(response, events, `${usageChunk}data: [DONE]\n\n`);
   });
 });

@@ -10,7 +10,7 @@ import type { PricedModel } from '../pricing/catalog.js';
 import type { UsageOutcome } from '../usage/schemas.js';
 import { usageEvent, type GatewayRequest } from './event.js';
 import type { Settlements } from './settlement.js';
-import { createSseReader, jsonOf, type SseEvent } from './sse.js';
+import { createSseReader, jsonOf, parseEvent } from './sse.js';
 import { upstreamFailure, type ProviderUpstream } from './upstream.js';
 import { createUsageTracker, type UsageTracker } from './usage-tracker.js';
 import { sendGatewayError } from './wire.js';
@@ -65,8 +65,14 @@ function watchClient(response: ServerResponse): { gone: () => boolean; closed: P
   return { gone: () => gone, closed };
 }
 
-/** Which stream events may carry usage: only those are parsed. */
-const MAY_CARRY_USAGE = /"usage"|"usageMetadata"|"groundingMetadata"/;
+/**
+ * Which stream events may carry usage (a key the trackers read, holding an object): only those are parsed.
+ * OpenAI streams asked for their usage send `"usage":null` in every other chunk, so the value counts too.
+ */
+const MAY_CARRY_USAGE = /"(?:usage|usageMetadata|groundingMetadata)"\s*:\s*\{/;
+
+/** Whether an event has at most one data line: its text can then be searched as it is, without parsing it. */
+const singleDataLine = (text: string) => text.indexOf('data:') === text.lastIndexOf('data:');
 
 export function createExchanges(options: ExchangeOptions) {
   const { clock, logger, settlements, upstreamTimeoutMs } = options;
@@ -92,13 +98,18 @@ export function createExchanges(options: ExchangeOptions) {
     const dropUsageChunk = request.format === 'openai' && options.include_usage !== true;
     const reader = createSseReader();
     const decoder = new TextDecoder();
-    const take = (events: SseEvent[]): string => {
+    const take = (events: string[]): string => {
       let text = '';
-      for (const event of events) {
+      for (const eventText of events) {
+        if (singleDataLine(eventText) && !MAY_CARRY_USAGE.test(eventText)) {
+          text += eventText;
+          continue;
+        }
+        const event = parseEvent(eventText);
         const data = event.data !== undefined && MAY_CARRY_USAGE.test(event.data) ? jsonOf(event) : undefined;
         if (data !== undefined) tracker.observe(data, event.event);
         if (dropUsageChunk && isObject(data) && isObject(data.usage) && Array.isArray(data.choices) && data.choices.length === 0) continue;
-        text += event.text;
+        text += eventText;
       }
       return text;
     };

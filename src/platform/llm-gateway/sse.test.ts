@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSseReader, jsonOf } from './sse.js';
+import { createSseReader, jsonOf, parseEvent } from './sse.js';
 import { createUsageTracker } from './usage-tracker.js';
 
 describe('reading a provider\'s stream', () => {
@@ -7,14 +7,19 @@ describe('reading a provider\'s stream', () => {
     const reader = createSseReader();
     expect(reader.push('event: message_start\ndata: {"a"')).toEqual([]);
     const [first] = reader.push(':1}\n\ndata: {"b":2}\r\n');
-    expect(first).toEqual({ text: 'event: message_start\ndata: {"a":1}\n\n', event: 'message_start', data: '{"a":1}' });
+    expect(first).toBe('event: message_start\ndata: {"a":1}\n\n');
+    expect(first && parseEvent(first)).toEqual({ event: 'message_start', data: '{"a":1}' });
     const [second] = reader.push('\r\ndata: [DONE]');
-    expect(second?.text).toBe('data: {"b":2}\r\n\r\n');
-    expect(second && jsonOf(second)).toEqual({ b: 2 });
+    expect(second).toBe('data: {"b":2}\r\n\r\n');
+    expect(second && jsonOf(parseEvent(second))).toEqual({ b: 2 });
     const rest = reader.rest();
-    expect(rest?.data).toBe('[DONE]');
-    expect(rest && jsonOf(rest)).toBeUndefined();
+    expect(rest).toBe('data: [DONE]');
+    expect(rest && jsonOf(parseEvent(rest))).toBeUndefined();
     expect(reader.rest()).toBeUndefined();
+  });
+
+  it('joins the data lines of one event, as a stream may split its JSON over them', () => {
+    expect(parseEvent('data: {"usage":\ndata: {"prompt_tokens":1}}\n\n')).toEqual({ event: undefined, data: '{"usage":\n{"prompt_tokens":1}}' });
   });
 
   it('merges Anthropic\'s message_start usage with the non-null fields of the last message_delta', () => {
