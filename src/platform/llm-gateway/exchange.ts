@@ -10,7 +10,7 @@ import type { PricedModel } from '../pricing/catalog.js';
 import type { UsageOutcome } from '../usage/schemas.js';
 import { usageEvent, type GatewayRequest } from './event.js';
 import type { Settlements } from './settlement.js';
-import { createSseReader, jsonOf, parseEvent } from './sse.js';
+import { createSseReader, jsonOf, parseEvent, type SseEvents } from './sse.js';
 import { upstreamFailure, type ProviderUpstream } from './upstream.js';
 import { createUsageTracker, type UsageTracker } from './usage-tracker.js';
 import { sendGatewayError } from './wire.js';
@@ -71,8 +71,15 @@ function watchClient(response: ServerResponse): { gone: () => boolean; closed: P
  */
 const MAY_CARRY_USAGE = /"(?:usage|usageMetadata|groundingMetadata)"\s*:\s*\{/;
 
-/** Whether an event has at most one data line: its text can then be searched as it is, without parsing it. */
-const singleDataLine = (text: string) => text.indexOf('data:') === text.lastIndexOf('data:');
+/**
+ * Whether an event must be parsed to read its usage. Usage keys and JSON punctuation are ASCII, so the event's
+ * bytes read one byte a character (no UTF-8 decoding) are searched; an event of several data lines is parsed
+ * whatever it holds, as its JSON may be split between them.
+ */
+function mayCarryUsage(bytes: Buffer, start: number, end: number): boolean {
+  const text = bytes.toString('latin1', start, end);
+  return text.indexOf('data:') !== text.lastIndexOf('data:') || MAY_CARRY_USAGE.test(text);
+}
 
 export function createExchanges(options: ExchangeOptions) {
   const { clock, logger, settlements, upstreamTimeoutMs } = options;
@@ -97,40 +104,46 @@ export function createExchanges(options: ExchangeOptions) {
     const options = isObject(request.body.stream_options) ? request.body.stream_options : {};
     const dropUsageChunk = request.format === 'openai' && options.include_usage !== true;
     const reader = createSseReader();
-    const decoder = new TextDecoder();
-    const take = (events: string[]): string => {
-      let text = '';
-      for (const eventText of events) {
-        if (singleDataLine(eventText) && !MAY_CARRY_USAGE.test(eventText)) {
-          text += eventText;
-          continue;
+    /** The bytes to relay, in as few slices as can be: every event but OpenAI's usage-only chunk when the client did not ask for it. */
+    const take = ({ bytes, ends }: SseEvents): Buffer[] => {
+      const slices: Buffer[] = [];
+      let relayFrom = 0;
+      let start = 0;
+      for (const end of ends) {
+        if (mayCarryUsage(bytes, start, end)) {
+          const event = parseEvent(bytes.toString('utf8', start, end));
+          const data = event.data !== undefined && MAY_CARRY_USAGE.test(event.data) ? jsonOf(event) : undefined;
+          if (data !== undefined) tracker.observe(data, event.event);
+          if (dropUsageChunk && isObject(data) && isObject(data.usage) && Array.isArray(data.choices) && data.choices.length === 0) {
+            if (start > relayFrom) slices.push(bytes.subarray(relayFrom, start));
+            relayFrom = end;
+          }
         }
-        const event = parseEvent(eventText);
-        const data = event.data !== undefined && MAY_CARRY_USAGE.test(event.data) ? jsonOf(event) : undefined;
-        if (data !== undefined) tracker.observe(data, event.event);
-        if (dropUsageChunk && isObject(data) && isObject(data.usage) && Array.isArray(data.choices) && data.choices.length === 0) continue;
-        text += eventText;
+        start = end;
       }
-      return text;
+      if (start > relayFrom) slices.push(bytes.subarray(relayFrom, start));
+      return slices;
     };
-    const write = async (text: string) => {
-      if (text === '' || client.gone() || out.destroyed) return;
-      if (out.write(text)) return;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          out.off('drain', done);
-          out.off('close', done);
-          resolve();
-        };
-        out.on('drain', done);
-        out.on('close', done);
-      });
+    const write = async (slices: Buffer[]) => {
+      for (const slice of slices) {
+        if (client.gone() || out.destroyed) return;
+        if (out.write(slice)) continue;
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            out.off('drain', done);
+            out.off('close', done);
+            resolve();
+          };
+          out.on('drain', done);
+          out.on('close', done);
+        });
+      }
     };
     let failed = false;
     try {
-      for await (const chunk of response.body) await write(take(reader.push(decoder.decode(chunk as Buffer, { stream: true }))));
+      for await (const chunk of response.body) await write(take(reader.push(chunk as Buffer)));
       const rest = reader.rest();
-      if (rest) await write(take([rest]));
+      if (rest) await write(take({ bytes: rest, ends: [rest.length] }));
     } catch {
       failed = true;
     }

@@ -1,25 +1,48 @@
 import { describe, expect, it } from 'vitest';
-import { createSseReader, jsonOf, parseEvent } from './sse.js';
+import { createSseReader, jsonOf, parseEvent, type SseEvents } from './sse.js';
 import { createUsageTracker } from './usage-tracker.js';
 
 describe('reading a provider\'s stream', () => {
-  it('hands out whole events with their exact text, however the bytes are split, LF or CRLF', () => {
+  const texts = ({ bytes, ends }: SseEvents) => ends.map((end, index) => bytes.toString('utf8', ends[index - 1] ?? 0, end));
+
+  it('hands out whole events with their exact bytes, however they are split, LF or CRLF', () => {
     const reader = createSseReader();
-    expect(reader.push('event: message_start\ndata: {"a"')).toEqual([]);
-    const [first] = reader.push(':1}\n\ndata: {"b":2}\r\n');
+    expect(texts(reader.push(Buffer.from('event: message_start\ndata: {"a"')))).toEqual([]);
+    const [first] = texts(reader.push(Buffer.from(':1}\n\ndata: {"b":2}\r\n')));
     expect(first).toBe('event: message_start\ndata: {"a":1}\n\n');
     expect(first && parseEvent(first)).toEqual({ event: 'message_start', data: '{"a":1}' });
-    const [second] = reader.push('\r\ndata: [DONE]');
+    const [second] = texts(reader.push(Buffer.from('\r\ndata: [DONE]')));
     expect(second).toBe('data: {"b":2}\r\n\r\n');
     expect(second && jsonOf(parseEvent(second))).toEqual({ b: 2 });
     const rest = reader.rest();
-    expect(rest).toBe('data: [DONE]');
-    expect(rest && jsonOf(parseEvent(rest))).toBeUndefined();
+    expect(rest?.toString('utf8')).toBe('data: [DONE]');
+    expect(rest && jsonOf(parseEvent(rest.toString('utf8')))).toBeUndefined();
     expect(reader.rest()).toBeUndefined();
   });
 
-  it('joins the data lines of one event, as a stream may split its JSON over them', () => {
-    expect(parseEvent('data: {"usage":\ndata: {"prompt_tokens":1}}\n\n')).toEqual({ event: undefined, data: '{"usage":\n{"prompt_tokens":1}}' });
+  it('ends an event at any blank line the SSE format allows, and hands back every byte split at any point', () => {
+    const stream = 'data: {"a":"ü—€"}\n\nevent: e\r\ndata: 1\r\n\r\ndata: 2\r\rdata: 3\n\r\n: comment\r\n\ndata: 4\r\n\n\n\ndata: end';
+    const expected = ['data: {"a":"ü—€"}\n\n', 'event: e\r\ndata: 1\r\n\r\n', 'data: 2\r\r', 'data: 3\n\r\n', ': comment\r\n\n', 'data: 4\r\n\n', '\n\n'];
+    const bytes = Buffer.from(stream);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      for (const step of [1, 7, bytes.length]) {
+        const reader = createSseReader();
+        const events = texts(reader.push(bytes.subarray(0, cut)));
+        for (let at = cut; at < bytes.length; at += step) events.push(...texts(reader.push(bytes.subarray(at, Math.min(bytes.length, at + step)))));
+        expect(events).toEqual(expected);
+        expect(reader.rest()?.toString('utf8')).toBe('data: end');
+      }
+    }
+  });
+
+  it('splits a chunk of many events, and leaves nothing but blank space unread', () => {
+    const event = `data: ${JSON.stringify({ choices: [{ delta: { content: 'x'.repeat(200) } }], usage: null })}\n\n`;
+    const reader = createSseReader();
+    const events = texts(reader.push(Buffer.from(event.repeat(5000))));
+    expect(events).toHaveLength(5000);
+    expect(events.every((text) => text === event)).toBe(true);
+    reader.push(Buffer.from(' \r\n'));
+    expect(reader.rest()).toBeUndefined();
   });
 
   it('merges Anthropic\'s message_start usage with the non-null fields of the last message_delta', () => {
