@@ -83,17 +83,21 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
       const toolName = name.slice(cut + SEPARATOR.length);
       const callId = ids.uuid();
       const { user } = caller;
+      // members in JCS order (the record is hashed as it is built; see jcs)
       const record = (verdict: Verdict): ToolCallUsage => ({
-        ...verdict,
+        billable: verdict.billable,
+        billable_reason: verdict.billable_reason,
         call_id: callId,
         category: verdict.decision,
         connector_id: connector.id,
         connector_name: connector.name,
+        decision: verdict.decision,
         definition_version: connector.updated_at.toISOString(),
         environment,
         gateway_id: gatewayId,
         groups: user.groups,
         occurred_at: clock.now().toISOString(),
+        outcome: verdict.outcome,
         tool_name: toolName,
         user_email: user.email,
         user_id: user.userId,

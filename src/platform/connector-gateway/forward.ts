@@ -1,7 +1,6 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { createParser } from 'eventsource-parser';
-import { StringDecoder } from 'node:string_decoder';
 import { request, type Dispatcher } from 'undici';
+import { createSseReader, parseEvent } from '../../core/http/sse.js';
 
 /** An open Streamable HTTP session with an upstream, as its SDK client's transport holds it. */
 export interface UpstreamSession {
@@ -10,8 +9,8 @@ export interface UpstreamSession {
   headers: Record<string, string>;
   sessionId: string | undefined;
   protocolVersion: string | undefined;
-  /** Undefined for the default dispatcher. */
-  dispatcher: Dispatcher | undefined;
+  /** An undici 7 dispatcher (the dispatch callbacks below are its handler interface). */
+  dispatcher: Dispatcher;
 }
 
 interface Message {
@@ -23,27 +22,25 @@ interface Message {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const post = (session: UpstreamSession, message: unknown, signal?: AbortSignal) =>
-  request(session.endpoint, {
-    method: 'POST',
-    headers: {
-      ...(session.sessionId !== undefined && { 'mcp-session-id': session.sessionId }),
-      ...(session.protocolVersion !== undefined && { 'mcp-protocol-version': session.protocolVersion }),
-      ...session.headers,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify(message),
-    ...(session.dispatcher && { dispatcher: session.dispatcher }),
-    ...(signal && { signal }),
-  });
+/** What an error answer's body may add to its message. */
+const MAX_ERROR_TEXT = 4_096;
+
+const headersOf = (session: UpstreamSession): Record<string, string> => ({
+  ...(session.sessionId !== undefined && { 'mcp-session-id': session.sessionId }),
+  ...(session.protocolVersion !== undefined && { 'mcp-protocol-version': session.protocolVersion }),
+  ...session.headers,
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+});
 
 /** Fire and forget, as the SDK client sends answers and notifications that nothing waits for. */
 const tell = (session: UpstreamSession, message: unknown) => {
-  post(session, message)
+  request(session.endpoint, { method: 'POST', headers: headersOf(session), body: JSON.stringify(message), dispatcher: session.dispatcher })
     .then((response) => response.body.dump())
     .catch(() => undefined);
 };
+
+const mediaType = (value: string | string[] | undefined): string => String(value ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 
 /**
  * One request over an open session, answered as the SDK client would answer it, without its per-request
@@ -51,60 +48,119 @@ const tell = (session: UpstreamSession, message: unknown) => {
  * result object, an McpError for a JSON-RPC error or a timeout (the request is then cancelled upstream), and
  * an Error for anything else (HTTP status, content type, a stream that ends unanswered). A request the server
  * sends meanwhile gets the SDK client's answer: ping is answered, anything else is not served.
+ *
+ * The exchange runs on undici's dispatch callbacks rather than a response body stream: an SSE answer is read
+ * as bytes where it arrives and only its events are decoded, and the rest of the stream is read to its end, so
+ * that the connection is kept.
  */
-export async function forwardRequest(session: UpstreamSession, id: string, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), timeoutMs);
-  try {
-    const response = await post(session, { jsonrpc: '2.0', id, method, params }, abort.signal);
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      const text = await response.body.text().catch(() => '');
-      throw new Error(`the upstream answered HTTP ${String(response.statusCode)}: ${text}`);
-    }
-    const type = String(response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-    const answer = type === 'text/event-stream' ? await answerInStream(session, response.body, id) : answerInJson(await response.body.json(), id);
-    if (!answer) throw new Error(`the upstream's ${type ?? 'untyped'} answer to ${method} holds no response to it`);
-    if (answer.error !== undefined) {
-      const { code, message, data } = answer.error;
-      throw new McpError(typeof code === 'number' ? code : ErrorCode.InternalError, typeof message === 'string' ? message : 'the upstream gave no message', data);
-    }
-    if (!isObject(answer.result)) throw new Error(`the upstream's result of ${method} is not an object`);
-    return answer.result;
-  } catch (error) {
-    if (!abort.signal.aborted) throw error;
-    tell(session, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `timed out after ${String(timeoutMs)} ms` } });
-    throw new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs });
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-const answerInJson = (body: unknown, id: string): Message | undefined => (Array.isArray(body) ? body : [body]).find((message: Message | null) => isObject(message) && message.id === id && message.method === undefined) as Message | undefined;
-
-/** Reads the SSE stream until the response to `id`; the rest of the stream is read to its end, so that the connection is kept. */
-function answerInStream(session: UpstreamSession, body: Dispatcher.ResponseData['body'], id: string): Promise<Message | undefined> {
+export function forwardRequest(session: UpstreamSession, id: string, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const parser = createParser({
-      onEvent(event) {
-        if (event.event !== undefined && event.event !== 'message') return;
-        let message: unknown;
-        try {
-          message = JSON.parse(event.data);
-        } catch {
-          return;
+    let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    const settle = (outcome: () => Record<string, unknown>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      try {
+        resolve(outcome());
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    };
+    const fail = (error: Error) => settle(() => {
+      throw error;
+    });
+    const timer = setTimeout(() => {
+      if (settled) return;
+      // settled first: aborting reports its own error to the handler at once
+      fail(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs }));
+      controller?.abort(new Error(`timed out after ${String(timeoutMs)} ms`));
+      tell(session, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `timed out after ${String(timeoutMs)} ms` } });
+    }, timeoutMs);
+
+    const answered = (answer: Message) =>
+      settle(() => {
+        if (answer.error !== undefined) {
+          const { code, message, data } = answer.error;
+          throw new McpError(typeof code === 'number' ? code : ErrorCode.InternalError, typeof message === 'string' ? message : 'the upstream gave no message', data);
         }
-        if (!isObject(message)) return;
-        if (typeof message.method === 'string' && message.id !== undefined) {
-          const outcome = message.method === 'ping' ? { result: {} } : { error: { code: ErrorCode.MethodNotFound, message: 'Method not found' } };
-          tell(session, { jsonrpc: '2.0', id: message.id, ...outcome });
-        } else if (message.id === id && message.method === undefined) {
-          resolve(message);
+        if (!isObject(answer.result)) throw new Error(`the upstream's result of ${method} is not an object`);
+        return answer.result;
+      });
+
+    /** A message of the stream: the response to `id`, or a request of the server's, which is answered. */
+    const received = (message: unknown) => {
+      if (!isObject(message)) return;
+      if (typeof message.method === 'string' && message.id !== undefined) {
+        const outcome = message.method === 'ping' ? { result: {} } : { error: { code: ErrorCode.MethodNotFound, message: 'Method not found' } };
+        tell(session, { jsonrpc: '2.0', id: message.id, ...outcome });
+      } else if (message.id === id && message.method === undefined) {
+        answered(message);
+      }
+    };
+
+    let status = 0;
+    let type = '';
+    const reader = createSseReader();
+    // the body of a JSON answer or of an error status, kept whole
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(started) {
+        controller = started;
+      },
+      onResponseStart(_controller, statusCode, headers) {
+        status = statusCode;
+        type = mediaType(headers['content-type']);
+      },
+      onResponseData(_controller, chunk) {
+        if (status >= 200 && status < 300 && type === 'text/event-stream') {
+          const { bytes, ends } = reader.push(chunk);
+          for (let at = 0; at < ends.length; at++) {
+            const { event, data } = parseEvent(bytes.toString('utf8', ends[at - 1] ?? 0, ends[at]));
+            if (data === undefined || (event !== undefined && event !== 'message')) continue;
+            let message: unknown;
+            try {
+              message = JSON.parse(data);
+            } catch {
+              continue;
+            }
+            received(message);
+          }
+        } else if (status >= 200 && status < 300 ? true : keptBytes < MAX_ERROR_TEXT) {
+          kept.push(chunk);
+          keptBytes += chunk.length;
         }
       },
-    });
-    const text = new StringDecoder('utf8');
-    body.on('data', (chunk: Buffer) => parser.feed(text.write(chunk)));
-    body.on('end', () => resolve(undefined));
-    body.on('error', reject);
+      onResponseEnd() {
+        const body = () => Buffer.concat(kept).toString('utf8');
+        if (status < 200 || status >= 300) return fail(new Error(`the upstream answered HTTP ${String(status)}: ${body().slice(0, MAX_ERROR_TEXT)}`));
+        if (type !== 'text/event-stream') {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(body());
+          } catch (error) {
+            return fail(error instanceof Error ? error : new Error(String(error)));
+          }
+          const answer = (Array.isArray(parsed) ? parsed : [parsed]).find((message: Message | null) => isObject(message) && message.id === id && message.method === undefined) as Message | undefined;
+          if (answer) return answered(answer);
+        }
+        fail(new Error(`the upstream's ${type === '' ? 'untyped' : type} answer to ${method} holds no response to it`));
+      },
+      onResponseError(_controller, error) {
+        fail(error);
+      },
+    };
+
+    try {
+      const url = new URL(session.endpoint);
+      session.dispatcher.dispatch(
+        { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: headersOf(session), body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) },
+        handler,
+      );
+    } catch (error) {
+      fail(error instanceof Error ? error : new Error(String(error)));
+    }
   });
 }

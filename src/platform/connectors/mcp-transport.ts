@@ -16,8 +16,8 @@ export interface UpstreamTarget {
 /** Makes the SDK client transport of a target; every dial is guarded unless the connector allows private addresses. */
 export interface UpstreamTransports {
   (target: UpstreamTarget): Transport;
-  /** Where requests made without the SDK go (the connector gateway's forwarded calls), guarded alike; undefined for the default. */
-  dispatcher(allowPrivateIps: boolean): Dispatcher | undefined;
+  /** Where requests made without the SDK go (the connector gateway's forwarded calls), guarded alike. */
+  dispatcher(allowPrivateIps: boolean): Dispatcher;
 }
 
 /**
@@ -27,6 +27,8 @@ export interface UpstreamTransports {
  */
 export function createUpstreamTransports(): UpstreamTransports {
   const guarded = new Agent({ connect: { lookup: createGuardedLookup({ describe: (host, address) => `${host} resolves to the private address ${address} (the connector does not allow private addresses)` }) } });
+  // this package's own, not the global one, which Node's built-in fetch may have installed from an older undici
+  const open = new Agent();
   const guardedFetch = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...init, dispatcher: guarded } as Parameters<typeof undiciFetch>[1])) as unknown as typeof fetch;
   const transports = (target: UpstreamTarget): Transport => {
     const url = new URL(target.endpoint);
@@ -36,5 +38,5 @@ export function createUpstreamTransports(): UpstreamTransports {
         new SSEClientTransport(url, settings)
       : new StreamableHTTPClientTransport(url, settings);
   };
-  return Object.assign(transports, { dispatcher: (allowPrivateIps: boolean) => (allowPrivateIps ? undefined : guarded) });
+  return Object.assign(transports, { dispatcher: (allowPrivateIps: boolean) => (allowPrivateIps ? open : guarded) });
 }

@@ -10,7 +10,7 @@ import type { PricedModel } from '../pricing/catalog.js';
 import type { UsageOutcome } from '../usage/schemas.js';
 import { usageEvent, type GatewayRequest } from './event.js';
 import type { Settlements } from './settlement.js';
-import { createSseReader, jsonOf, parseEvent, type SseEvents } from './sse.js';
+import { createSseReader, jsonOf, parseEvent, type SseEvents } from '../../core/http/sse.js';
 import { upstreamFailure, type ProviderUpstream } from './upstream.js';
 import { createUsageTracker, type UsageTracker } from './usage-tracker.js';
 import { sendGatewayError } from './wire.js';

@@ -1,7 +1,7 @@
 /*
- * Server-sent events read as they arrive (the providers' streams), as bytes: complete events are handed out
- * as positions in what was received, so they are relayed byte for byte (or left out) without being decoded
- * and encoded again, and only the few whose fields matter are parsed.
+ * Server-sent events read as they arrive (an LLM provider's stream, an MCP server's answer), as bytes: complete
+ * events are handed out as positions in what was received, so they are relayed byte for byte (or left out)
+ * without being decoded and encoded again, and only the few whose fields matter are parsed.
  */
 
 export interface SseEvent {
