@@ -374,4 +374,24 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect((await rpcError(alice.callTool({ name: 'guarded__ping', arguments: {} }))).code).toBe(-32602);
     expect((await alice.callTool({ name: 'guarded_two__ping', arguments: {} })).content).toEqual([{ type: 'text', text: 'pong' }]);
   });
+
+  it('decides a call under a document policy by the tool\u2019s hints, as the caller\u2019s listing gives them', async () => {
+    // the last test: the connector keeps the document
+    const connector = connectors.everything;
+    const members = await group('hinted', [users.alice]);
+    // the new membership reaches the decisions through the change feed
+    await platform.changes.check();
+    const policy = `/v1/connectors/${connector.id}/policy`;
+    expect((await platform.call('POST', `${policy}/document-mode`, { token: tokens.admin })).status).toBe(200);
+    const document = `permit (principal in Toolyard::Group::"${members}", action in Toolyard::Action::"use_connector", resource in Toolyard::Connector::"${connector.id}");
+forbid (principal, action == Toolyard::Action::"call_tool", resource) unless { resource.read_only_hint };`;
+    const set = await platform.call('PUT', `${policy}/document`, { token: tokens.admin, body: { document } });
+    expect(set.status, set.text).toBe(200);
+    const alice = await client(bearer(tokens.alice));
+    // echo is marked read-only upstream; toggle-simulated-logging is not
+    expect((await alice.callTool({ name: 'everything__echo', arguments: { message: 'read only' } })).content).toEqual([{ type: 'text', text: 'Echo: read only' }]);
+    const refused = await rpcError(alice.callTool({ name: 'everything__toggle-simulated-logging', arguments: {} }));
+    expect(refused.code).toBe(-32003);
+    expect(refused.message).toMatch(/call_tool on "toggle-simulated-logging"/);
+  });
 });

@@ -3,7 +3,7 @@ import type { ChangeFeed } from '../../core/db/change-feed.js';
 import { TOPICS } from '../context.js';
 import type { PlatformDatabase } from '../db.js';
 import { createCedarEngine, type CedarEntity, type CedarRequest } from './cedar.js';
-import { createDirectoryGraph, type GraphGroup } from './directory-graph.js';
+import { createDirectoryGraph, type GraphGroup, type GraphUser } from './directory-graph.js';
 import { readDecisionPolicy } from './store.js';
 
 /** A connector as the policy sees it (the Cedar entity `Toolyard::Connector`). */
@@ -30,6 +30,8 @@ export interface ConnectorDecisions {
   canUse(userId: string, connector: PolicyConnector): Promise<boolean>;
   /** `call_tool` for each tool: the names of the tools this user may call. */
   allowedTools(userId: string, connector: PolicyConnector, tools: PolicyTool[]): Promise<Set<string>>;
+  /** Whether the connector's policy reads a tool's hints (a document may; structured statements grant every tool). */
+  readsToolHints(connectorId: string): Promise<boolean>;
 }
 
 export interface ConnectorDecisionsOptions {
@@ -109,18 +111,20 @@ export function createConnectorDecisions(options: ConnectorDecisionsOptions): Co
     return loading;
   };
 
-  /** The user and its groups as Cedar entities, with the connector; undefined for a user not in the directory. */
-  const entitiesOf = async (userId: string, connector: PolicyConnector): Promise<{ groups: GraphGroup[]; entities: CedarEntity[] } | undefined> => {
+  /** The user and its groups (direct and inherited); undefined for a user not in the directory. */
+  const subjectOf = async (userId: string): Promise<{ user: GraphUser; groups: GraphGroup[] } | undefined> => {
     const user = await graph.user(userId);
-    if (!user) return undefined;
-    const groups = await graph.groupsAbove(user);
+    return user && { user, groups: await graph.groupsAbove(user) };
+  };
+
+  /** The user, its groups and the connector as Cedar entities: only a document policy reads them. */
+  const entitiesOf = ({ user, groups }: { user: GraphUser; groups: GraphGroup[] }, connector: PolicyConnector): CedarEntity[] => {
     const group = (id: string) => ({ type: 'Toolyard::Group', id });
-    const entities: CedarEntity[] = [
+    return [
       { uid: { type: 'Toolyard::User', id: user.id }, attrs: { user_name: user.user_name, email: user.email }, parents: user.groupIds.map(group) },
       ...groups.map((entry) => ({ uid: group(entry.id), attrs: { name: entry.name }, parents: entry.parentIds.map(group) })),
       { uid: { type: 'Toolyard::Connector', id: connector.id }, attrs: { name: connector.name, gateway_id: connector.gateway_id }, parents: [] },
     ];
-    return { groups, entities };
   };
 
   const granted = (policy: { groupIds: ReadonlySet<string> }, groups: GraphGroup[]) => groups.some((group) => policy.groupIds.has(group.id));
@@ -131,7 +135,7 @@ export function createConnectorDecisions(options: ConnectorDecisionsOptions): Co
 
     async canUse(userId, connector) {
       const since = generation;
-      const [policy, subject] = await Promise.all([policyOf(connector.id), entitiesOf(userId, connector)]);
+      const [policy, subject] = await Promise.all([policyOf(connector.id), subjectOf(userId)]);
       if (!subject) return false;
       if (policy.mode === 'structured') return granted(policy, subject.groups);
       const key = JSON.stringify(['use_connector', userId, connector.id, connector.name, connector.gateway_id]);
@@ -141,22 +145,27 @@ export function createConnectorDecisions(options: ConnectorDecisionsOptions): Co
         action: 'use_connector',
         resource: { type: 'Toolyard::Connector', id: connector.id },
         context: contextOf(connector),
-        entities: subject.entities,
+        entities: entitiesOf(subject, connector),
       });
+    },
+
+    async readsToolHints(connectorId) {
+      return (await policyOf(connectorId)).mode === 'document';
     },
 
     async allowedTools(userId, connector, tools) {
       const since = generation;
-      const [policy, subject] = await Promise.all([policyOf(connector.id), entitiesOf(userId, connector)]);
+      const [policy, subject] = await Promise.all([policyOf(connector.id), subjectOf(userId)]);
       if (!subject) return new Set();
       // structured statements permit use_connector on the connector, and call_tool is in use_connector
       if (policy.mode === 'structured') return new Set(granted(policy, subject.groups) ? tools.map((tool) => tool.name) : []);
+      const entities = entitiesOf(subject, connector);
       const allowed = new Set<string>();
       for (const tool of tools) {
         const hints = { read_only_hint: tool.readOnlyHint ?? false, destructive_hint: tool.destructiveHint ?? true };
         const entity: CedarEntity = { uid: { type: 'Toolyard::Tool', id: tool.name }, attrs: { name: tool.name, ...hints }, parents: [{ type: 'Toolyard::Connector', id: connector.id }] };
         const key = JSON.stringify(['call_tool', userId, connector.id, connector.name, connector.gateway_id, tool.name, hints.read_only_hint, hints.destructive_hint]);
-        const request = { connectorId: connector.id, principal: userId, action: 'call_tool' as const, resource: { type: 'Toolyard::Tool' as const, id: tool.name }, context: contextOf(connector), entities: [...subject.entities, entity] };
+        const request = { connectorId: connector.id, principal: userId, action: 'call_tool' as const, resource: { type: 'Toolyard::Tool' as const, id: tool.name }, context: contextOf(connector), entities: [...entities, entity] };
         if (cedarAllows(since, key, policy.document, request)) allowed.add(tool.name);
       }
       return allowed;
