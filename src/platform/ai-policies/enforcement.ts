@@ -171,6 +171,8 @@ export function createAiEnforcement(options: { gateway: string; requirePolicy: b
     },
     decide(claims) {
       const governed = enforced.length > 0 || options.requirePolicy;
+      // no policy to match (most gateways): the caller's claims need no reading
+      if (enforced.length === 0) return governed ? { governed, matched: [], unrestrictedModels: false, servers: { every: false, names: new Set() } } : { governed, matched: [], unrestrictedModels: true, servers: { every: true } };
       // the caller's values as sets once per decision, not once per matcher tried (isVisible's rule, kept here)
       const held = new Map<string, Set<string>>();
       for (const [name, value] of Object.entries(claimsForMatching(claims))) held.set(name, new Set(typeof value === 'string' ? [value] : value));
