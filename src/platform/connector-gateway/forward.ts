@@ -100,6 +100,7 @@ export function forwardRequest(session: UpstreamSession, id: string, method: str
     };
 
     let status = 0;
+    let ok = false;
     let type = '';
     const reader = createSseReader();
     // the body of a JSON answer or of an error status, kept whole
@@ -112,10 +113,11 @@ export function forwardRequest(session: UpstreamSession, id: string, method: str
       },
       onResponseStart(_controller, statusCode, headers) {
         status = statusCode;
+        ok = statusCode >= 200 && statusCode < 300;
         type = mediaType(headers['content-type']);
       },
       onResponseData(_controller, chunk) {
-        if (status >= 200 && status < 300 && type === 'text/event-stream') {
+        if (ok && type === 'text/event-stream') {
           const { bytes, ends } = reader.push(chunk);
           for (let at = 0; at < ends.length; at++) {
             const { event, data } = parseEvent(bytes.toString('utf8', ends[at - 1] ?? 0, ends[at]));
@@ -128,14 +130,14 @@ export function forwardRequest(session: UpstreamSession, id: string, method: str
             }
             received(message);
           }
-        } else if (status >= 200 && status < 300 ? true : keptBytes < MAX_ERROR_TEXT) {
+        } else if (ok || keptBytes < MAX_ERROR_TEXT) {
           kept.push(chunk);
           keptBytes += chunk.length;
         }
       },
       onResponseEnd() {
         const body = () => Buffer.concat(kept).toString('utf8');
-        if (status < 200 || status >= 300) return fail(new Error(`the upstream answered HTTP ${String(status)}: ${body().slice(0, MAX_ERROR_TEXT)}`));
+        if (!ok) return fail(new Error(`the upstream answered HTTP ${String(status)}: ${body().slice(0, MAX_ERROR_TEXT)}`));
         if (type !== 'text/event-stream') {
           let parsed: unknown;
           try {
