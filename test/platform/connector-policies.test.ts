@@ -252,6 +252,15 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
       expect(await decisions().canUse(UNKNOWN, connector)).toBe(false);
       expect(await decisions().allowedTools(users.alice, connector, tools)).toEqual(new Set(['read', 'remove', 'write']));
       expect(await decisions().allowedTools(users.bob, connector, tools)).toEqual(new Set());
+      // one call: structured statements read no hints, so none are asked for
+      let asked = 0;
+      const hints = () => {
+        asked += 1;
+        return Promise.resolve({ name: 'remove' });
+      };
+      expect(await decisions().mayCallTool(users.alice, connector, 'remove', hints)).toBe(true);
+      expect(await decisions().mayCallTool(users.bob, connector, 'remove', hints)).toBe(false);
+      expect(asked).toBe(0);
     });
 
     it('decides a document through Cedar: nested groups, forbid on a tool (with the MCP hint defaults) and on the connector win', async () => {
@@ -262,6 +271,9 @@ forbid (principal, action == Toolyard::Action::"call_tool", resource) when { res
       expect(await decisions().canUse(users.bob, connector)).toBe(false);
       // "remove" has no hints: destructive by default
       expect(await decisions().allowedTools(users.alice, connector, tools)).toEqual(new Set(['read', 'write']));
+      // one call: the document reads the tool's hints
+      expect(await decisions().mayCallTool(users.alice, connector, 'read', () => Promise.resolve(tools[0] ?? { name: 'read' }))).toBe(true);
+      expect(await decisions().mayCallTool(users.alice, connector, 'read', () => Promise.resolve({ name: 'read' }))).toBe(false);
       expect(await decisions().allowedTools(users.bob, connector, tools)).toEqual(new Set());
       // answers are remembered, and forgotten when the membership changes
       await member('POST', groups.child.id, 'users', users.bob);

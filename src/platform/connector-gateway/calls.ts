@@ -112,10 +112,9 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
       if (!toolEnabled(connection, toolName)) return refuse(DISABLED_BY_USER, RPC.denied, `denied: the tool "${toolName}" is narrowed out of your connection to ${named}`);
       const problem = await credentials.servingProblem(connector, caller.credential);
       if (problem !== undefined) return refuse(GATEWAY_ERROR, RPC.serverError, `${named} cannot be served to you: ${problem}`);
-      // the hints come from the caller's listing, which a structured policy does not need (nor its upstream call)
-      const tool = (await decisions.readsToolHints(connector.id)) ? policyTool(await hintsOf(caller, connector, toolName)) : { name: toolName };
-      const allowed = await decisions.allowedTools(user.userId, policyConnector(connector), [tool]);
-      if (!allowed.has(toolName)) return refuse(DENIED_BY_POLICY, RPC.denied, `denied: the connector policy does not allow you call_tool on "${toolName}" of ${named}`);
+      // the hints come from the caller's listing, looked up (and listed upstream when not known) only for a policy that reads them
+      const allowed = await decisions.mayCallTool(user.userId, policyConnector(connector), toolName, async () => policyTool(await hintsOf(caller, connector, toolName)));
+      if (!allowed) return refuse(DENIED_BY_POLICY, RPC.denied, `denied: the connector policy does not allow you call_tool on "${toolName}" of ${named}`);
 
       let headers: Record<string, string>;
       try {

@@ -57,36 +57,31 @@ export function forwardRequest(session: UpstreamSession, id: string, method: str
   return new Promise((resolve, reject) => {
     let settled = false;
     let controller: Dispatcher.DispatchController | undefined;
-    const settle = (outcome: () => Record<string, unknown>) => {
-      if (settled) return;
+    /** Whether this is the first outcome: later ones (an abort's error after the time-out, say) are dropped. */
+    const first = () => {
+      if (settled) return false;
       settled = true;
       clearTimeout(timer);
-      try {
-        resolve(outcome());
-      } catch (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
+      return true;
     };
-    const fail = (error: Error) => settle(() => {
-      throw error;
-    });
+    const fail = (error: Error) => {
+      if (first()) reject(error);
+    };
     const timer = setTimeout(() => {
-      if (settled) return;
-      // settled first: aborting reports its own error to the handler at once
+      // settled before the abort, which reports its own error to the handler at once
       fail(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs }));
       controller?.abort(new Error(`timed out after ${String(timeoutMs)} ms`));
       tell(session, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `timed out after ${String(timeoutMs)} ms` } });
     }, timeoutMs);
 
-    const answered = (answer: Message) =>
-      settle(() => {
-        if (answer.error !== undefined) {
-          const { code, message, data } = answer.error;
-          throw new McpError(typeof code === 'number' ? code : ErrorCode.InternalError, typeof message === 'string' ? message : 'the upstream gave no message', data);
-        }
-        if (!isObject(answer.result)) throw new Error(`the upstream's result of ${method} is not an object`);
-        return answer.result;
-      });
+    const answered = (answer: Message) => {
+      if (answer.error !== undefined) {
+        const { code, message, data } = answer.error;
+        return fail(new McpError(typeof code === 'number' ? code : ErrorCode.InternalError, typeof message === 'string' ? message : 'the upstream gave no message', data));
+      }
+      if (!isObject(answer.result)) return fail(new Error(`the upstream's result of ${method} is not an object`));
+      if (first()) resolve(answer.result);
+    };
 
     /** A message of the stream: the response to `id`, or a request of the server's, which is answered. */
     const received = (message: unknown) => {

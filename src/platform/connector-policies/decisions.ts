@@ -30,8 +30,8 @@ export interface ConnectorDecisions {
   canUse(userId: string, connector: PolicyConnector): Promise<boolean>;
   /** `call_tool` for each tool: the names of the tools this user may call. */
   allowedTools(userId: string, connector: PolicyConnector, tools: PolicyTool[]): Promise<Set<string>>;
-  /** Whether the connector's policy reads a tool's hints (a document may; structured statements grant every tool). */
-  readsToolHints(connectorId: string): Promise<boolean>;
+  /** `call_tool` for one tool, whose hints are asked for only when the policy reads them (a document; structured statements grant every tool). */
+  mayCallTool(userId: string, connector: PolicyConnector, toolName: string, hints: () => Promise<PolicyTool>): Promise<boolean>;
 }
 
 export interface ConnectorDecisionsOptions {
@@ -44,6 +44,12 @@ export interface ConnectorDecisionsOptions {
 /** The decisions with a way to forget this replica's policies at once after its own write. */
 export interface ConnectorDecisionsMemory extends ConnectorDecisions {
   forgetPolicies(): void;
+}
+
+/** A directory user and its groups, direct and inherited. */
+interface Subject {
+  user: GraphUser;
+  groups: GraphGroup[];
 }
 
 type Compiled = { mode: 'structured'; groupIds: ReadonlySet<string> } | { mode: 'document'; document: string };
@@ -112,13 +118,13 @@ export function createConnectorDecisions(options: ConnectorDecisionsOptions): Co
   };
 
   /** The user and its groups (direct and inherited); undefined for a user not in the directory. */
-  const subjectOf = async (userId: string): Promise<{ user: GraphUser; groups: GraphGroup[] } | undefined> => {
+  const subjectOf = async (userId: string): Promise<Subject | undefined> => {
     const user = await graph.user(userId);
     return user && { user, groups: await graph.groupsAbove(user) };
   };
 
   /** The user, its groups and the connector as Cedar entities: only a document policy reads them. */
-  const entitiesOf = ({ user, groups }: { user: GraphUser; groups: GraphGroup[] }, connector: PolicyConnector): CedarEntity[] => {
+  const entitiesOf = ({ user, groups }: Subject, connector: PolicyConnector): CedarEntity[] => {
     const group = (id: string) => ({ type: 'Toolyard::Group', id });
     return [
       { uid: { type: 'Toolyard::User', id: user.id }, attrs: { user_name: user.user_name, email: user.email }, parents: user.groupIds.map(group) },
@@ -129,6 +135,20 @@ export function createConnectorDecisions(options: ConnectorDecisionsOptions): Co
 
   const granted = (policy: { groupIds: ReadonlySet<string> }, groups: GraphGroup[]) => groups.some((group) => policy.groupIds.has(group.id));
   const contextOf = (connector: PolicyConnector) => ({ gateway_id: connector.gateway_id, environment });
+
+  /** `call_tool` for each tool under a Cedar document: the names it allows. */
+  const documentAllows = (since: number, document: string, userId: string, subject: Subject, connector: PolicyConnector, tools: PolicyTool[]): Set<string> => {
+    const entities = entitiesOf(subject, connector);
+    const allowed = new Set<string>();
+    for (const tool of tools) {
+      const hints = { read_only_hint: tool.readOnlyHint ?? false, destructive_hint: tool.destructiveHint ?? true };
+      const entity: CedarEntity = { uid: { type: 'Toolyard::Tool', id: tool.name }, attrs: { name: tool.name, ...hints }, parents: [{ type: 'Toolyard::Connector', id: connector.id }] };
+      const key = JSON.stringify(['call_tool', userId, connector.id, connector.name, connector.gateway_id, tool.name, hints.read_only_hint, hints.destructive_hint]);
+      const request = { connectorId: connector.id, principal: userId, action: 'call_tool' as const, resource: { type: 'Toolyard::Tool' as const, id: tool.name }, context: contextOf(connector), entities: [...entities, entity] };
+      if (cedarAllows(since, key, document, request)) allowed.add(tool.name);
+    }
+    return allowed;
+  };
 
   return {
     forgetPolicies,
@@ -149,26 +169,21 @@ export function createConnectorDecisions(options: ConnectorDecisionsOptions): Co
       });
     },
 
-    async readsToolHints(connectorId) {
-      return (await policyOf(connectorId)).mode === 'document';
-    },
-
     async allowedTools(userId, connector, tools) {
       const since = generation;
       const [policy, subject] = await Promise.all([policyOf(connector.id), subjectOf(userId)]);
       if (!subject) return new Set();
       // structured statements permit use_connector on the connector, and call_tool is in use_connector
       if (policy.mode === 'structured') return new Set(granted(policy, subject.groups) ? tools.map((tool) => tool.name) : []);
-      const entities = entitiesOf(subject, connector);
-      const allowed = new Set<string>();
-      for (const tool of tools) {
-        const hints = { read_only_hint: tool.readOnlyHint ?? false, destructive_hint: tool.destructiveHint ?? true };
-        const entity: CedarEntity = { uid: { type: 'Toolyard::Tool', id: tool.name }, attrs: { name: tool.name, ...hints }, parents: [{ type: 'Toolyard::Connector', id: connector.id }] };
-        const key = JSON.stringify(['call_tool', userId, connector.id, connector.name, connector.gateway_id, tool.name, hints.read_only_hint, hints.destructive_hint]);
-        const request = { connectorId: connector.id, principal: userId, action: 'call_tool' as const, resource: { type: 'Toolyard::Tool' as const, id: tool.name }, context: contextOf(connector), entities: [...entities, entity] };
-        if (cedarAllows(since, key, policy.document, request)) allowed.add(tool.name);
-      }
-      return allowed;
+      return documentAllows(since, policy.document, userId, subject, connector, tools);
+    },
+
+    async mayCallTool(userId, connector, toolName, hints) {
+      const since = generation;
+      const [policy, subject] = await Promise.all([policyOf(connector.id), subjectOf(userId)]);
+      if (!subject) return false;
+      if (policy.mode === 'structured') return granted(policy, subject.groups);
+      return documentAllows(since, policy.document, userId, subject, connector, [await hints()]).has(toolName);
     },
   };
 }
