@@ -228,6 +228,41 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     expect(charges.map((charge) => charge.charged_usd)).toEqual(['0.0107']);
   });
 
+  it('relays a long stream whole, byte for byte, to a client that reads it slowly, and charges it once', async () => {
+    // megabytes of events: more than the sockets hold, so the relay must wait for the client
+    fixture.upstream.setStreamPacing({ chunks: 30_000 });
+    const body = JSON.stringify(bodyFor('openai', 'gpt-test', { stream: true, stream_options: { include_usage: true } }));
+    const direct = await fetch(`${fixture.upstream.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((answer) => answer.text());
+    const response = await fetch(`${fixture.base}/llm/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, body });
+    const reader = (response.body as ReadableStream<Uint8Array> | null)?.getReader();
+    if (!reader) throw new Error('no body');
+    const parts: Uint8Array[] = [];
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      parts.push(read.value);
+      if (parts.length % 50 === 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const relayed = Buffer.concat(parts).toString('utf8');
+    expect(relayed.length).toBeGreaterThan(3_000_000);
+    expect(relayed).toBe(direct);
+    const { event, charges } = await awaitRecords(response.headers.get('x-request-id') ?? '');
+    expect(event).toMatchObject({ outcome: 'delivered', upstream_status: 200 });
+    expect(charges.map((charge) => charge.charged_usd)).toEqual(['0.0107']);
+  });
+
+  it('cuts the client\'s stream when the upstream stalls past the time-out, charging the usage seen', async () => {
+    fixture.upstream.setStreamPacing({ chunks: 3, chunkDelayMs: 1_500 });
+    const response = await fetch(`${fixture.base}/llm/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...credential('anthropic', secret) },
+      body: JSON.stringify(bodyFor('anthropic', 'claude-test', { stream: true, max_tokens: 10 })),
+    });
+    expect(response.status).toBe(200);
+    await expect(response.text()).rejects.toThrow();
+    const { event, charges } = await awaitRecords(response.headers.get('x-request-id') ?? '');
+    expect(event).toMatchObject({ outcome: 'upstream_error', upstream_status: 200, raw_usage: { ...ANTHROPIC_USAGE.start } });
+    expect(charges.map((charge) => charge.charged_usd)).toEqual(['0.00471']);
+  });
+
   it('charges the last usage seen when the upstream cuts a stream, and nothing when it saw none', async () => {
     fixture.upstream.fail({ kind: 'cut' }, 2);
     const cutShort = async (format: Format, model: string, extra: Record<string, unknown>) => {

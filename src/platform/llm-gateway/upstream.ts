@@ -21,7 +21,6 @@ export interface UpstreamRequest {
   /** The client's headers (only some are forwarded). */
   headers: IncomingHttpHeaders;
   body: Buffer | string;
-  signal: AbortSignal;
 }
 
 export interface ProviderUpstream {
@@ -29,7 +28,8 @@ export interface ProviderUpstream {
   wireFormat: WireFormat;
   /** Whether the provider's models are served on the route of `format` (check 5 of admission). */
   serves(format: WireFormat): boolean;
-  send(request: UpstreamRequest): Promise<Dispatcher.ResponseData>;
+  /** Sends the request; its answer, or its failure, comes to `handler` (undici's dispatch callbacks). */
+  dispatch(request: UpstreamRequest, handler: Dispatcher.DispatchHandler): void;
 }
 
 export interface Upstreams {
@@ -75,32 +75,27 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
     const apiKey = readApiKey(provider);
     const native = endpoint(provider.baseUrl, options, pools);
     const compatible = provider.openaiBaseUrl === undefined ? undefined : endpoint(provider.openaiBaseUrl, options, pools);
-    const send = (target: { pool: Pool; prefix: string }, path: string, auth: Record<string, string>, request: UpstreamRequest) =>
-      target.pool.request({
-        method: 'POST',
-        path: `${target.prefix}${path}`,
-        headers: { ...forwardedHeaders(request.headers), ...auth },
-        body: request.body,
-        signal: request.signal,
-      });
+    const send = (target: { pool: Pool; prefix: string }, path: string, auth: Record<string, string>, request: UpstreamRequest, handler: Dispatcher.DispatchHandler) => {
+      target.pool.dispatch({ method: 'POST', path: `${target.prefix}${path}`, headers: { ...forwardedHeaders(request.headers), ...auth }, body: request.body }, handler);
+    };
     byName.set(provider.name, {
       name: provider.name,
       wireFormat: provider.wireFormat,
       serves: (format) => format === provider.wireFormat || (format === 'openai' && compatible !== undefined),
-      send(request) {
+      dispatch(request, handler) {
         if (request.format === 'openai') {
           const target = provider.wireFormat === 'openai' ? native : compatible;
           if (!target) throw new Error(`provider ${provider.name} has no OpenAI-compatible URL`);
-          return send(target, '/chat/completions', { authorization: `Bearer ${apiKey}` }, request);
+          return send(target, '/chat/completions', { authorization: `Bearer ${apiKey}` }, request, handler);
         }
         if (request.format === 'anthropic') {
           const auth: Record<string, string> = { 'x-api-key': apiKey };
           if (request.headers['anthropic-version'] === undefined) auth['anthropic-version'] = DEFAULT_ANTHROPIC_VERSION;
-          return send(native, '/v1/messages', auth, request);
+          return send(native, '/v1/messages', auth, request, handler);
         }
         const method = request.geminiMethod ?? 'generateContent';
         const query = method === 'streamGenerateContent' ? '?alt=sse' : '';
-        return send(native, `/v1beta/models/${encodeURIComponent(request.model)}:${method}${query}`, { 'x-goog-api-key': apiKey }, request);
+        return send(native, `/v1beta/models/${encodeURIComponent(request.model)}:${method}${query}`, { 'x-goog-api-key': apiKey }, request, handler);
       },
     });
   }
