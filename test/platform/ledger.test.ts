@@ -5,6 +5,7 @@ import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import type { BudgetHold, BudgetLedger } from '../../src/platform/budgets/ledger.js';
 import type { PlatformDatabase } from '../../src/platform/db.js';
 import { Money } from '../../src/platform/money.js';
+import { settleBatch } from '../../src/platform/budgets/operations/settle.js';
 import { admission, cell, migrated, setLimits, testLedger, usageEvent } from './budgets-testing.js';
 
 const AT = new Date('2026-11-25T16:42:39.123Z');
@@ -124,6 +125,43 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
     const spend = await db.selectFrom('budget_cell_spend').select(['scope', 'period', 'used_usd']).where('auth_subject', '=', 'alice').execute();
     expect(spend).toHaveLength(4);
     expect(await db.selectFrom('usage_events').select('id').execute()).toEqual([{ id: request.eventId }]);
+    expect(await db.selectFrom('budget_reservations').select('event_id').execute()).toEqual([]);
+  });
+
+  it('settles a batch mixing new events, an event settled before and a twin: only the first of each new event counts', async () => {
+    await setLimits(db, 'user', 'alice', '1.00', null);
+    await setLimits(db, 'group', G1, '1.00', null);
+    const { ledger } = testLedger(db);
+    const early = admission('alice', AT, '0.10', [G1]);
+    const earlyHold = holdOf(await ledger.admit(early));
+    await ledger.settle(settlement(earlyHold, early.eventId, 'alice', '0.01'));
+    const fresh = admission('alice', AT, '0.20', [G1]);
+    const freshHold = holdOf(await ledger.admit(fresh));
+    const ids = { uuid: () => randomUUID() };
+    const batch = [
+      settlement(earlyHold, early.eventId, 'alice', '0.50'),
+      settlement(freshHold, fresh.eventId, 'alice', '0.02'),
+      settlement(freshHold, fresh.eventId, 'alice', '0.40'),
+      settlement(null, randomUUID(), 'alice', null),
+    ];
+    expect(await settleBatch(db, batch, ids, { reservations: 'database' })).toEqual([false, true, false, true]);
+    expect(await cell(db, 'user', 'alice', 'day')).toEqual({ used: '0.03', reserved: '0' });
+    expect(await cell(db, 'group', G1, 'day')).toEqual({ used: '0.03', reserved: '0' });
+    const charged = await db.selectFrom('charges').select(['event_id', 'scope', 'charged_usd']).orderBy('charged_usd').orderBy('scope').execute();
+    expect(charged.map((charge) => [charge.event_id, charge.scope, new Money(charge.charged_usd).toFixed()])).toEqual([
+      [early.eventId, 'group', '0.01'],
+      [early.eventId, 'user', '0.01'],
+      [fresh.eventId, 'group', '0.02'],
+      [fresh.eventId, 'user', '0.02'],
+    ]);
+    const spend = await db.selectFrom('budget_cell_spend').select(['scope', 'period', 'used_usd']).orderBy('scope').orderBy('period').execute();
+    expect(spend.map((row) => [row.scope, row.period, new Money(row.used_usd).toFixed()])).toEqual([
+      ['group', 'day', '0.03'],
+      ['group', 'month', '0.03'],
+      ['user', 'day', '0.03'],
+      ['user', 'month', '0.03'],
+    ]);
+    expect(await db.selectFrom('usage_events').select('id').execute()).toHaveLength(3);
     expect(await db.selectFrom('budget_reservations').select('event_id').execute()).toEqual([]);
   });
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { PlatformDatabase } from '../db.js';
 import { Money, ZERO } from '../money.js';
-import { dayOf, monthOf, periodAt, type PeriodKey } from './periods.js';
+import { dayOf, monthOf, type PeriodKey } from './periods.js';
 import type { BudgetPeriod, BudgetScope } from './tables.js';
 
 /*
@@ -113,26 +113,4 @@ export function addDelta(deltas: Map<string, { key: CellKey; delta: CellDelta }>
   const current = deltas.get(id) ?? { key: { scope: key.scope, subject_id: key.subject_id, period: key.period, ordinal: key.ordinal }, delta: { used: ZERO, reserved: ZERO } };
   current.delta = { used: current.delta.used.plus(change.used ?? ZERO), reserved: current.delta.reserved.plus(change.reserved ?? ZERO) };
   deltas.set(id, current);
-}
-
-/**
- * Adds each delta to its cell, creating the cells missing, in one statement: rows are written (and so
- * locked) in lock order, like every other writer of cells. What settlement uses instead of lockCells plus
- * applyCellDeltas.
- */
-export async function addToCells(trx: Kysely<PlatformDatabase>, deltas: ReadonlyMap<string, { key: CellKey; delta: CellDelta }>): Promise<void> {
-  const changed = [...deltas.values()].filter(({ delta }) => !delta.used.isZero() || !delta.reserved.isZero()).sort((a, b) => compareCells(a.key, b.key));
-  if (changed.length === 0) return;
-  const keys = changed.map(({ key }) => key);
-  const bounds = keys.map((key) => periodAt(key.period, key.ordinal));
-  await sql`
-    insert into budget_cells (scope, subject_id, period, ordinal, period_start, period_end, used_usd, reserved_usd)
-    select key.scope, key.subject_id, key.period, key.ordinal, change.period_start, change.period_end, change.used, change.reserved
-    from ${keyRows(keys)} with ordinality as key (scope, subject_id, period, ordinal, position)
-    join unnest(${bounds.map((bound) => bound.start.toISOString())}::timestamptz[], ${bounds.map((bound) => bound.end.toISOString())}::timestamptz[],
-                ${changed.map(({ delta }) => delta.used.toFixed())}::numeric[], ${changed.map(({ delta }) => delta.reserved.toFixed())}::numeric[])
-      with ordinality as change (period_start, period_end, used, reserved, position) on change.position = key.position
-    order by key.position
-    on conflict (scope, subject_id, period, ordinal) do update
-      set used_usd = budget_cells.used_usd + excluded.used_usd, reserved_usd = budget_cells.reserved_usd + excluded.reserved_usd`.execute(trx);
 }

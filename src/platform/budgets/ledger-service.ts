@@ -55,7 +55,7 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
     return result.decisions;
   }, maxBatch);
   const settlements = createBatcher<SettlementRequest, undefined>(async (requests) => {
-    await withRetries(() => db.transaction().execute((trx) => settleBatch(trx, requests, ids, { reservations: 'database' })));
+    await withRetries(() => settleBatch(db, requests, ids, { reservations: 'database' }));
     return requests.map(() => undefined);
   }, maxBatch, SETTLE_LINGER_MS);
 

@@ -116,7 +116,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
       inLane(async () => {
         let settled: boolean[] = [];
         try {
-          settled = await withRetries(() => db.transaction().execute((trx) => settleBatch(trx, requests, ids, { reservations: 'memory' })));
+          settled = await withRetries(() => settleBatch(db, requests, ids, { reservations: 'memory' }));
         } finally {
           requests.forEach((request, index) => {
             if (!request.cost) return;
