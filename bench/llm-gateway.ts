@@ -342,7 +342,7 @@ async function main(): Promise<void> {
     await mkdir(new URL('./results/', import.meta.url), { recursive: true });
     await writeFile(resultsOf(paceMs), `${JSON.stringify(result, null, 2)}\n`);
     const way = (name: string, run: ReturnType<typeof combineSlices> | undefined, failure: string | undefined) =>
-      run ? `  ${name}: ${run.requestsPerSecond.toFixed(0)} req/s, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, non-2xx ${run.non2xx}` : `  ${name}: not measured (${failure ?? 'absent'})`;
+      run ? `  ${name}: ${run.requestsPerSecond.toFixed(0)} req/s, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(1)} ms, non-2xx ${run.non2xx}` : `  ${name}: not measured (${failure ?? 'absent'})`;
     const summary = (figures: typeof streaming) => [
       `${figures.mode === 'stream' ? 'streamed' : 'whole (non-streaming)'} chat completions, ${CONNECTIONS} concurrent, ${paceMs > 0 ? `the upstream pacing its chunks ${String(paceMs)} ms apart` : 'the upstream as fast as it can'}:`,
       way('direct to the upstream', figures.direct, figures.failed.direct),
