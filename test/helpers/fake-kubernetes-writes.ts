@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 // the API server applies RFC 7396 as the product does; merge-patch.test.ts holds the RFC's own cases
 import { applyMergePatch, jsonEqual } from '../../src/platform/ai-policies/merge-patch.js';
+import { isJsonObject } from '../../src/core/json-object.js';
 
 /*
  * How the fake API server changes objects, as a real one does for a custom resource with the status
@@ -72,8 +73,6 @@ export interface Written {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 export const sameJson = jsonEqual;
 
 /** Kubernetes timestamps have whole seconds. */
@@ -91,7 +90,7 @@ function checkVersion(current: FakeObject, expected: unknown, plural: string): v
 
 /** POST: a new object with its maintained metadata; the status subresource keeps status out of a create. */
 export function created(body: unknown, namespace: string, existing: FakeObject | undefined, plural: string): FakeObject {
-  if (!isObject(body) || !isObject(body.metadata) || typeof body.metadata.name !== 'string' || body.metadata.name === '') {
+  if (!isJsonObject(body) || !isJsonObject(body.metadata) || typeof body.metadata.name !== 'string' || body.metadata.name === '') {
     throw new FakeStatusError({ code: 422, reason: 'Invalid', message: 'metadata.name: Required value', causes: [{ field: 'metadata.name', message: 'Required value', reason: 'FieldValueRequired' }] });
   }
   const name = body.metadata.name;
@@ -108,8 +107,8 @@ export function created(body: unknown, namespace: string, existing: FakeObject |
  * Undefined when nothing changes (the API server then writes nothing).
  */
 export function patched(current: FakeObject, patch: unknown, subresource: 'main' | 'status', plural: string): FakeObject | undefined {
-  if (!isObject(patch)) throw new FakeStatusError({ code: 400, reason: 'BadRequest', message: 'the patch must be a JSON object' });
-  checkVersion(current, isObject(patch.metadata) ? patch.metadata.resourceVersion : undefined, plural);
+  if (!isJsonObject(patch)) throw new FakeStatusError({ code: 400, reason: 'BadRequest', message: 'the patch must be a JSON object' });
+  checkVersion(current, isJsonObject(patch.metadata) ? patch.metadata.resourceVersion : undefined, plural);
   const merged = applyMergePatch(current, patch) as FakeObject;
   let next: FakeObject;
   if (subresource === 'status') {
@@ -131,7 +130,7 @@ export function patched(current: FakeObject, patch: unknown, subresource: 'main'
  * deletionTimestamp (and, as for every object with a generation, a generation bump) and stays.
  */
 export function deleted(current: FakeObject, options: unknown, plural: string): { kind: 'held'; object: FakeObject | undefined } | { kind: 'gone' } {
-  const preconditions = isObject(options) && isObject(options.preconditions) ? options.preconditions : {};
+  const preconditions = isJsonObject(options) && isJsonObject(options.preconditions) ? options.preconditions : {};
   checkVersion(current, preconditions.resourceVersion, plural);
   if ((current.metadata.finalizers ?? []).length === 0) return { kind: 'gone' };
   if (current.metadata.deletionTimestamp !== undefined) return { kind: 'held', object: undefined };

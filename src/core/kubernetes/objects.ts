@@ -1,3 +1,5 @@
+import { isJsonObject } from '../json-object.js';
+
 /*
  * How an MCP server running in Kubernetes says it wants to be found: the annotations and the reading of one
  * object, shared by the registry's kubernetes source and the platform's discovered servers.
@@ -52,17 +54,13 @@ export type ExportOutcome =
   /** `error`: the object asked to be exported but its annotations are broken (counted as an error). */
   | { kind: 'skipped'; reason: string; error: boolean };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function objectKey(object: KubeObject): string {
   return `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
 }
 
 /** `status.phase` when it is a non-empty string. */
 export function phaseOf(object: KubeObject): string | undefined {
-  const phase = isObject(object.status) ? object.status.phase : undefined;
+  const phase = isJsonObject(object.status) ? object.status.phase : undefined;
   return typeof phase === 'string' && phase !== '' ? phase : undefined;
 }
 
@@ -83,7 +81,7 @@ export function parseClaims(text: string | undefined): AnnotatedClaims | string 
   } catch {
     return `${ANNOTATION.claims} is not valid JSON`;
   }
-  if (!isObject(value)) return `${ANNOTATION.claims} must be a JSON object`;
+  if (!isJsonObject(value)) return `${ANNOTATION.claims} must be a JSON object`;
   for (const [key, item] of Object.entries(value)) {
     const valid = typeof item === 'string' || (Array.isArray(item) && item.every((part) => typeof part === 'string'));
     if (!valid || key === '') return `${ANNOTATION.claims}: "${key}" must map to a string or a list of strings`;

@@ -1,6 +1,6 @@
 import { badRequest, ViolationsError } from './errors.js';
-import { isObject } from './merge-patch.js';
 import { shapeViolations } from './validate.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 /** A request body as the AI gateway scope receives it: unparsed, so roles are checked before it is read. */
 export interface RawBody {
@@ -24,7 +24,7 @@ export function readPolicyBody(raw: RawBody | undefined, accepted: readonly stri
   } catch {
     throw badRequest('body', 'the body is not valid JSON');
   }
-  if (!isObject(body)) throw badRequest('body', 'the body must be a JSON object');
+  if (!isJsonObject(body)) throw badRequest('body', 'the body must be a JSON object');
   const violations = shapeViolations(body);
   if (violations.length > 0) throw new ViolationsError(400, violations.map((violation) => violation.message).join('; '), violations);
   return body;

@@ -1,8 +1,8 @@
 import type { PolicyWrite, StoredPolicy } from './backend.js';
-import { isObject } from './merge-patch.js';
 import { UNOBSERVED } from './present.js';
 import type { Condition, PolicySpec, PolicyStatus } from './schemas.js';
 import { API_VERSION, KIND, policyViolations, shapeViolations } from './validate.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 /*
  * AIPolicy objects as the API server keeps them, read into the backend's StoredPolicy. Objects written
@@ -36,7 +36,7 @@ export interface KubePolicy {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const strings = (value: unknown): Record<string, string> =>
-  isObject(value) ? Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string')) : {};
+  isJsonObject(value) ? Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string')) : {};
 
 /** Kubernetes timestamps have whole seconds; the contract's have milliseconds (`.000`). */
 function withMilliseconds(timestamp: string | undefined): string {
@@ -46,16 +46,16 @@ function withMilliseconds(timestamp: string | undefined): string {
 
 /** The spec as responses and admission read it: the members of the right type, whatever else the object holds. */
 function specOf(raw: unknown): PolicySpec {
-  const spec = isObject(raw) ? raw : {};
-  const gatewayRef = isObject(spec.gatewayRef) ? spec.gatewayRef : {};
+  const spec = isJsonObject(raw) ? raw : {};
+  const gatewayRef = isJsonObject(spec.gatewayRef) ? spec.gatewayRef : {};
   const matchers = Array.isArray(spec.principalMatchers) ? spec.principalMatchers : [];
   const read: PolicySpec = {
     gatewayRef: { name: text(gatewayRef.name) ?? '' },
-    principalMatchers: matchers.filter(isObject).map((matcher) => ({ claims: strings(matcher.claims) })),
+    principalMatchers: matchers.filter(isJsonObject).map((matcher) => ({ claims: strings(matcher.claims) })),
   };
   const description = text(spec.description);
   if (description !== undefined && description !== '') read.description = description;
-  if (isObject(spec.mcpPolicy)) {
+  if (isJsonObject(spec.mcpPolicy)) {
     const servers = Array.isArray(spec.mcpPolicy.servers) ? spec.mcpPolicy.servers.filter((server): server is string => typeof server === 'string') : [];
     read.mcpPolicy = servers.length > 0 ? { servers } : {};
   }
@@ -65,7 +65,7 @@ function specOf(raw: unknown): PolicySpec {
 const CONDITION_STATUSES = new Set(['True', 'False', 'Unknown']);
 
 function conditionOf(raw: unknown): Condition | undefined {
-  if (!isObject(raw) || typeof raw.type !== 'string' || typeof raw.status !== 'string' || !CONDITION_STATUSES.has(raw.status)) return undefined;
+  if (!isJsonObject(raw) || typeof raw.type !== 'string' || typeof raw.status !== 'string' || !CONDITION_STATUSES.has(raw.status)) return undefined;
   return {
     type: raw.type,
     status: raw.status as Condition['status'],
@@ -78,7 +78,7 @@ function conditionOf(raw: unknown): Condition | undefined {
 
 /** The status as written by a gateway's server, or "not observed" until one writes it. */
 function statusOf(raw: unknown): PolicyStatus {
-  if (!isObject(raw)) return UNOBSERVED;
+  if (!isJsonObject(raw)) return UNOBSERVED;
   return {
     appliedToSecurityPolicy: raw.appliedToSecurityPolicy === true,
     conditions: Array.isArray(raw.conditions) ? raw.conditions.flatMap((condition) => conditionOf(condition) ?? []) : [],
@@ -118,7 +118,7 @@ export function createBody(policy: PolicyWrite): KubePolicy {
 export function clusterProblems(object: KubePolicy): string[] {
   const metadata = object.metadata ?? {};
   const body = { metadata: { name: metadata.name, labels: metadata.labels, annotations: metadata.annotations }, spec: object.spec };
-  const spec = isObject(object.spec) ? shapeViolations({ spec: object.spec }) : [];
+  const spec = isJsonObject(object.spec) ? shapeViolations({ spec: object.spec }) : [];
   return [...spec, ...policyViolations(body).violations].map((violation) => violation.message);
 }
 

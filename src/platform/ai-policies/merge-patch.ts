@@ -1,7 +1,9 @@
+import { isJsonObject } from '../../core/json-object.js';
+
 /** JSON merge patch (RFC 7396 §2): objects merge, `null` removes a member, anything else replaces. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
-  const result = new Map(Object.entries(isObject(target) ? target : {}));
+  if (!isJsonObject(patch)) return patch;
+  const result = new Map(Object.entries(isJsonObject(target) ? target : {}));
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) result.delete(key);
     else result.set(key, applyMergePatch(result.get(key), value));
@@ -9,15 +11,11 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
   return Object.fromEntries(result);
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Deep equality of JSON values (member order does not count). */
 export function jsonEqual(left: unknown, right: unknown): boolean {
   if (left === right) return true;
   if (Array.isArray(left)) return Array.isArray(right) && left.length === right.length && left.every((item, index) => jsonEqual(item, right[index]));
-  if (isObject(left) && isObject(right)) {
+  if (isJsonObject(left) && isJsonObject(right)) {
     const keys = Object.keys(left);
     return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && jsonEqual(left[key], right[key]));
   }
@@ -30,7 +28,7 @@ export function mergePatchBetween(before: Record<string, unknown>, after: Record
   for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) patch[key] = null;
   for (const [key, value] of Object.entries(after)) {
     const was = before[key];
-    if (isObject(was) && isObject(value)) {
+    if (isJsonObject(was) && isJsonObject(value)) {
       const inner = mergePatchBetween(was, value);
       if (Object.keys(inner).length > 0) patch[key] = inner;
     } else if (!jsonEqual(was, value)) patch[key] = value;

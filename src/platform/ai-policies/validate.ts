@@ -1,7 +1,7 @@
 import type { Violation } from './errors.js';
-import { isObject } from './merge-patch.js';
 import { labelKeyProblem, labelValueProblem, subdomainProblem } from './names.js';
 import type { PolicySpec } from './schemas.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 export const API_VERSION = 'toolyard.dev/v1alpha1';
 export const KIND = 'AIPolicy';
@@ -55,7 +55,7 @@ export function shapeViolations(body: Record<string, unknown>): Violation[] {
       if (Array.isArray(value)) value.forEach((item, index) => walk(item, items, `${path}[${String(index)}]`));
       return;
     }
-    if (!isObject(value)) return;
+    if (!isJsonObject(value)) return;
     const members = shape as Record<string, Shape>;
     for (const [key, item] of Object.entries(value)) {
       const field = path === '' ? key : `${path}.${key}`;
@@ -83,7 +83,7 @@ export function policyViolations(body: Record<string, unknown>): { violations: V
       if (required) add(field, `${field} is required`);
       return undefined;
     }
-    if (!isObject(value)) {
+    if (!isJsonObject(value)) {
       add(field, `${field} must be an object, not ${typeName(value)}`);
       return undefined;
     }
@@ -187,11 +187,11 @@ function checkMatchers(value: unknown, specPresent: boolean, add: (field: string
   const matchers: { claims: Record<string, string> }[] = [];
   value.forEach((matcher, index) => {
     const at = `${field}[${String(index)}]`;
-    if (!isObject(matcher)) return add(at, `${at} must be an object, not ${typeName(matcher)}`);
+    if (!isJsonObject(matcher)) return add(at, `${at} must be an object, not ${typeName(matcher)}`);
     const claims = matcher.claims;
     const claimsField = `${at}.claims`;
     if (claims === undefined || claims === null) return add(claimsField, `${claimsField} is required (1 to 32 entries)`);
-    if (!isObject(claims)) return add(claimsField, `${claimsField} must be an object, not ${typeName(claims)}`);
+    if (!isJsonObject(claims)) return add(claimsField, `${claimsField} must be an object, not ${typeName(claims)}`);
     const entries = Object.entries(claims);
     if (entries.length < 1 || entries.length > 32) add(claimsField, `${claimsField} must hold 1 to 32 entries`);
     for (const [key, claim] of entries) {

@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { request, type Dispatcher } from 'undici';
 import { createSseReader, parseEvent } from '../../core/http/sse.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 /** An open Streamable HTTP session with an upstream, as its SDK client's transport holds it. */
 export interface UpstreamSession {
@@ -19,8 +20,6 @@ interface Message {
   result?: unknown;
   error?: { code?: unknown; message?: unknown; data?: unknown };
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What an error answer's body may add to its message. */
 const MAX_ERROR_TEXT = 4_096;
@@ -79,13 +78,13 @@ export function forwardRequest(session: UpstreamSession, id: string, method: str
         const { code, message, data } = answer.error;
         return fail(new McpError(typeof code === 'number' ? code : ErrorCode.InternalError, typeof message === 'string' ? message : 'the upstream gave no message', data));
       }
-      if (!isObject(answer.result)) return fail(new Error(`the upstream's result of ${method} is not an object`));
+      if (!isJsonObject(answer.result)) return fail(new Error(`the upstream's result of ${method} is not an object`));
       if (first()) resolve(answer.result);
     };
 
     /** A message of the stream: the response to `id`, or a request of the server's, which is answered. */
     const received = (message: unknown) => {
-      if (!isObject(message)) return;
+      if (!isJsonObject(message)) return;
       if (typeof message.method === 'string' && message.id !== undefined) {
         const outcome = message.method === 'ping' ? { result: {} } : { error: { code: ErrorCode.MethodNotFound, message: 'Method not found' } };
         tell(session, { jsonrpc: '2.0', id: message.id, ...outcome });
@@ -140,7 +139,7 @@ export function forwardRequest(session: UpstreamSession, id: string, method: str
           } catch (error) {
             return fail(error instanceof Error ? error : new Error(String(error)));
           }
-          const answer = (Array.isArray(parsed) ? parsed : [parsed]).find((message: Message | null) => isObject(message) && message.id === id && message.method === undefined) as Message | undefined;
+          const answer = (Array.isArray(parsed) ? parsed : [parsed]).find((message: Message | null) => isJsonObject(message) && message.id === id && message.method === undefined) as Message | undefined;
           if (answer) return answered(answer);
         }
         fail(new Error(`the upstream's ${type === '' ? 'untyped' : type} answer to ${method} holds no response to it`));

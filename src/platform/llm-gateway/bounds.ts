@@ -4,6 +4,7 @@ import type { PricedModel } from '../pricing/catalog.js';
 import { maxCost } from '../pricing/rates.js';
 import type { Money } from '../money.js';
 import type { WireFormat } from '../keys/gateway-auth.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 /*
  * The reservation bound R of a request (PLATFORM-API Part 3 §1.2): the most its input, output and search
@@ -24,9 +25,8 @@ export interface Bound {
   maxCost: Money;
 }
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const positiveInteger = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined);
-const toolsOf = (body: Json): Json[] => (Array.isArray(body.tools) ? body.tools.filter(isObject) : []);
+const toolsOf = (body: Json): Json[] => (Array.isArray(body.tools) ? body.tools.filter(isJsonObject) : []);
 
 /** Whether any value of the body (depth first, without recursion) satisfies `test`. */
 function anyNode(root: unknown, test: (node: Json) => boolean): boolean {
@@ -34,7 +34,7 @@ function anyNode(root: unknown, test: (node: Json) => boolean): boolean {
   for (let value = pending.pop(); value !== undefined; value = pending.pop()) {
     if (Array.isArray(value)) {
       for (const item of value) if (typeof item === 'object' && item !== null) pending.push(item);
-    } else if (isObject(value)) {
+    } else if (isJsonObject(value)) {
       if (test(value)) return true;
       for (const item of Object.values(value)) if (typeof item === 'object' && item !== null) pending.push(item);
     }
@@ -52,14 +52,14 @@ function referencesContent(format: WireFormat, body: Json): boolean {
         body.web_search_options !== undefined ||
         anyNode(body.messages, (node) => {
           const image = node.image_url;
-          const url = isObject(image) ? image.url : image;
+          const url = isJsonObject(image) ? image.url : image;
           return (typeof url === 'string' && HTTP_URL.test(url)) || typeof node.file_id === 'string';
         })
       );
     case 'anthropic':
       return (
         toolsOf(body).some(isAnthropicSearch) ||
-        anyNode(body.messages, (node) => isObject(node.source) && (node.source.type === 'url' || node.source.type === 'file'))
+        anyNode(body.messages, (node) => isJsonObject(node.source) && (node.source.type === 'url' || node.source.type === 'file'))
       );
     case 'gemini':
       return body.cachedContent !== undefined || toolsOf(body).some(isGeminiSearch) || anyNode(body.contents, (node) => node.fileData !== undefined);
@@ -78,7 +78,7 @@ function outputTokens(format: WireFormat, body: Json, limits: ModelLimits): numb
     case 'anthropic':
       return positiveInteger(body.max_tokens) ?? limits.maxOutputTokens;
     case 'gemini': {
-      const config = isObject(body.generationConfig) ? body.generationConfig : {};
+      const config = isJsonObject(body.generationConfig) ? body.generationConfig : {};
       return (positiveInteger(config.maxOutputTokens) ?? limits.maxOutputTokens) * (positiveInteger(config.candidateCount) ?? 1);
     }
   }

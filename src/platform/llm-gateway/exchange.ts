@@ -12,6 +12,7 @@ import { createStreamRelay, type StreamRelay } from './stream-relay.js';
 import { upstreamFailure, type ProviderUpstream } from './upstream.js';
 import { createUsageTracker, type UsageTracker } from './usage-tracker.js';
 import { sendGatewayError } from './wire.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 /*
  * One admitted request's exchange with its upstream (PLATFORM-API Part 3 §1, §1.3): forwarded, relayed
@@ -35,18 +36,16 @@ export interface Exchange {
   hold: BudgetHold;
 }
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The body sent upstream: as received, unless the model was named through an alias or an OpenAI stream must be told to report its usage. */
 function upstreamBody(exchange: Exchange): Buffer | string {
   const { request, priced } = exchange;
   const renamed = request.format !== 'gemini' && request.requestedModel !== priced.model;
   const options = request.body.stream_options;
-  const openAiStream = request.format === 'openai' && request.stream && !(isObject(options) && options.include_usage === true);
+  const openAiStream = request.format === 'openai' && request.stream && !(isJsonObject(options) && options.include_usage === true);
   if (!renamed && !openAiStream) return request.rawBody;
   const body: Json = { ...request.body };
   if (renamed) body.model = priced.model;
-  if (openAiStream) body.stream_options = { ...(isObject(body.stream_options) ? body.stream_options : {}), include_usage: true };
+  if (openAiStream) body.stream_options = { ...(isJsonObject(body.stream_options) ? body.stream_options : {}), include_usage: true };
   return JSON.stringify(body);
 }
 
@@ -90,7 +89,7 @@ export function createExchanges(options: ExchangeOptions) {
       const tracker = createUsageTracker(request.format, request.body);
       const client = watchClient(reply.raw);
       const streamOptions = request.body.stream_options;
-      const dropUsageChunk = request.format === 'openai' && !(isObject(streamOptions) && streamOptions.include_usage === true);
+      const dropUsageChunk = request.format === 'openai' && !(isJsonObject(streamOptions) && streamOptions.include_usage === true);
 
       return new Promise<FastifyReply>((resolve) => {
         let controller: Dispatcher.DispatchController | undefined;

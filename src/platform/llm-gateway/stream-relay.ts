@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { createSseReader, jsonOf, parseEvent, type SseEvents } from '../../core/http/sse.js';
 import type { UsageTracker } from './usage-tracker.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 /*
  * A streamed answer relayed event by event from the upstream's socket to the client's, as bytes: the
@@ -10,10 +11,6 @@ import type { UsageTracker } from './usage-tracker.js';
  * not ask for it. While the client's socket is full the upstream is paused; once the client is gone the
  * upstream is still read to its end (the provider bills all of it) and nothing more is written.
  */
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Which stream events may carry usage (a key the trackers read, holding an object): only those are parsed.
@@ -63,7 +60,7 @@ export function createStreamRelay(options: { out: Writable; tracker: UsageTracke
         const event = parseEvent(bytes.toString('utf8', start, end));
         const data = event.data !== undefined && MAY_CARRY_USAGE.test(event.data) ? jsonOf(event) : undefined;
         if (data !== undefined) tracker.observe(data, event.event);
-        if (dropUsageChunk && isObject(data) && isObject(data.usage) && Array.isArray(data.choices) && data.choices.length === 0) {
+        if (dropUsageChunk && isJsonObject(data) && isJsonObject(data.usage) && Array.isArray(data.choices) && data.choices.length === 0) {
           write(relayFrom, start);
           relayFrom = end;
         }

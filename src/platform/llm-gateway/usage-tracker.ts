@@ -1,6 +1,7 @@
 import type { Usage } from '../pricing/rates.js';
 import { usageFromAnthropic, usageFromGemini, usageFromOpenAI } from '../pricing/usage.js';
 import type { WireFormat } from '../keys/gateway-auth.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 /*
  * The usage of one exchange as the provider reports it (PLATFORM-API Part 3 §1.3): from the response,
@@ -19,8 +20,6 @@ export interface UsageTracker {
   usage(): Usage | null;
 }
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** `route`: the wire format of the route called (chat completions reports OpenAI usage whatever the model's vendor). */
 export function createUsageTracker(route: WireFormat, request: Json): UsageTracker {
   switch (route) {
@@ -37,7 +36,7 @@ function openAiTracker(webSearch: boolean): UsageTracker {
   let last: Json | null = null;
   return {
     observe(data) {
-      if (isObject(data) && isObject(data.usage)) last = data.usage;
+      if (isJsonObject(data) && isJsonObject(data.usage)) last = data.usage;
     },
     raw: () => last,
     usage: () => (last === null ? null : usageFromOpenAI(last, { webSearch })),
@@ -55,10 +54,10 @@ function anthropicTracker(): UsageTracker {
   };
   return {
     observe(data) {
-      if (!isObject(data)) return;
-      if (data.type === 'message_start' && isObject(data.message) && isObject(data.message.usage)) start = data.message.usage;
-      else if (data.type === 'message_delta' && isObject(data.usage)) delta = data.usage;
-      else if (data.type === 'message' && isObject(data.usage)) start = data.usage;
+      if (!isJsonObject(data)) return;
+      if (data.type === 'message_start' && isJsonObject(data.message) && isJsonObject(data.message.usage)) start = data.message.usage;
+      else if (data.type === 'message_delta' && isJsonObject(data.usage)) delta = data.usage;
+      else if (data.type === 'message' && isJsonObject(data.usage)) start = data.usage;
     },
     raw: merged,
     usage: () => {
@@ -73,11 +72,11 @@ function geminiTracker(): UsageTracker {
   let grounded = false;
   return {
     observe(data) {
-      if (!isObject(data)) return;
-      if (isObject(data.usageMetadata)) last = data.usageMetadata;
+      if (!isJsonObject(data)) return;
+      if (isJsonObject(data.usageMetadata)) last = data.usageMetadata;
       if (!Array.isArray(data.candidates)) return;
       for (const candidate of data.candidates) {
-        const queries = isObject(candidate) && isObject(candidate.groundingMetadata) ? candidate.groundingMetadata.webSearchQueries : undefined;
+        const queries = isJsonObject(candidate) && isJsonObject(candidate.groundingMetadata) ? candidate.groundingMetadata.webSearchQueries : undefined;
         if (Array.isArray(queries) && queries.length > 0) grounded = true;
       }
     },

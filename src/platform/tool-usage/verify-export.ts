@@ -1,6 +1,7 @@
 import { importJWK, type JWK } from 'jose';
 import { readDetachedHeader, verifyDetached } from '../../core/signing/detached-jws.js';
 import { checkpointPayload, GENESIS_HASH, HASH_ALG, recordHash, SIG_ALG } from './chain.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 /* Offline verification of exported tool-call records (PLATFORM-API Part 4 §9, `toolyard platform verify-export`). */
 
@@ -34,11 +35,10 @@ interface ExportedCheckpoint {
 /** The input is not an export: exit 2. */
 export class UnreadableExportError extends Error {}
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isSequence = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
 
 function recordOf(value: unknown, where: string): ExportedRecord {
-  if (!isObject(value) || !isSequence(value.sequence) || !isObject(value.usage) || !['chain_id', 'id', 'prev_hash', 'record_hash'].every((field) => typeof value[field] === 'string')) {
+  if (!isJsonObject(value) || !isSequence(value.sequence) || !isJsonObject(value.usage) || !['chain_id', 'id', 'prev_hash', 'record_hash'].every((field) => typeof value[field] === 'string')) {
     throw new UnreadableExportError(`${where}: not an exported record (chain_id, id, sequence, prev_hash, record_hash, usage)`);
   }
   return value as unknown as ExportedRecord;
@@ -46,7 +46,7 @@ function recordOf(value: unknown, where: string): ExportedRecord {
 
 function checkpointOf(value: unknown, where: string): ExportedCheckpoint {
   const fields = ['chain_id', 'chain_hash', 'hash_alg', 'sig_alg', 'key_id', 'signed_at', 'signature'];
-  if (!isObject(value) || !isSequence(value.sequence) || !fields.every((field) => typeof value[field] === 'string')) {
+  if (!isJsonObject(value) || !isSequence(value.sequence) || !fields.every((field) => typeof value[field] === 'string')) {
     throw new UnreadableExportError(`${where}: not a checkpoint (${fields.join(', ')}, sequence)`);
   }
   return value as unknown as ExportedCheckpoint;
@@ -59,7 +59,7 @@ export function readExport(document: unknown): { records: ExportedRecord[]; chec
   const checkpoints: ExportedCheckpoint[] = [];
   pages.forEach((page: unknown, index) => {
     const where = Array.isArray(document) ? `page ${index}` : 'the page';
-    if (!isObject(page) || !Array.isArray(page.records) || !Array.isArray(page.checkpoints)) throw new UnreadableExportError(`${where}: not an export page (records and checkpoints)`);
+    if (!isJsonObject(page) || !Array.isArray(page.records) || !Array.isArray(page.checkpoints)) throw new UnreadableExportError(`${where}: not an export page (records and checkpoints)`);
     page.records.forEach((record, at) => records.push(recordOf(record, `${where}, records[${at}]`)));
     page.checkpoints.forEach((checkpoint, at) => checkpoints.push(checkpointOf(checkpoint, `${where}, checkpoints[${at}]`)));
   });

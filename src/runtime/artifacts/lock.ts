@@ -5,6 +5,7 @@ import { ForbiddenError, InvalidInputError, NotImplementedError } from '../../co
 import { withFileLock, writeFileAtomic } from '../state/files.js';
 import type { Kind } from './kinds.js';
 import type { InstallRecord } from './store.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 export const LOCK_FILE = 'toolyard.lock.yaml';
 
@@ -26,11 +27,9 @@ export interface LockEntry {
 
 type LockDocument = Record<string, unknown> & { version?: unknown };
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function checkEntry(path: string, kind: Kind, entry: unknown, index: number): LockEntry {
   const where = `${path}: ${kind}[${index}]`;
-  if (!isObject(entry)) throw new InvalidInputError(`${where} is not a mapping`);
+  if (!isJsonObject(entry)) throw new InvalidInputError(`${where} is not a mapping`);
   for (const key of ['name', 'source', 'resolvedReference', 'digest', 'contentDigest']) {
     if (typeof entry[key] !== 'string' || entry[key] === '') throw new InvalidInputError(`${where}: ${key} must be a non-empty string`);
   }
@@ -70,7 +69,7 @@ export async function readLock(projectRoot: string, options: { strictVersion?: b
       throw new InvalidInputError(`${path} is not valid YAML: ${(error as Error).message.split('\n')[0] ?? ''}`);
     }
   }
-  if (!isObject(document)) throw new InvalidInputError(`${path} must be a mapping with version, skills and plugins`);
+  if (!isJsonObject(document)) throw new InvalidInputError(`${path} must be a mapping with version, skills and plugins`);
   if (document.version !== 1) {
     const message = `${path} has version ${JSON.stringify(document.version)}; this toolyard reads version 1`;
     throw options.strictVersion === true ? new NotImplementedError(message) : new InvalidInputError(message);

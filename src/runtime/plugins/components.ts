@@ -1,7 +1,6 @@
 import type { FolderSnapshot } from '../artifacts/folder.js';
 import { bundledSkillFolders, componentPaths, insidePath, MANIFEST_FILE, parseManifest, type Manifest } from './validate.js';
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isJsonObject } from '../../core/json-object.js';
 
 function parsed(snapshot: FolderSnapshot, path: string): unknown {
   const text = snapshot.text(path);
@@ -25,10 +24,10 @@ function mapCount(manifest: Manifest, snapshot: FolderSnapshot, key: string, def
   const inline = manifest[key];
   const fromFile = (path: string): unknown => {
     const data = parsed(snapshot, path);
-    return isObject(data) && isObject(data[inner]) ? data[inner] : data;
+    return isJsonObject(data) && isJsonObject(data[inner]) ? data[inner] : data;
   };
-  const value = isObject(inline) ? inline : fromFile(insidePath(componentPaths(inline)[0] ?? '') ?? defaultFile);
-  return isObject(value) ? Object.keys(value).length : 0;
+  const value = isJsonObject(inline) ? inline : fromFile(insidePath(componentPaths(inline)[0] ?? '') ?? defaultFile);
+  return isJsonObject(value) ? Object.keys(value).length : 0;
 }
 
 /**

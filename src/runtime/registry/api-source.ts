@@ -1,6 +1,7 @@
 import type { FetchJson } from './fetcher.js';
 import { BadGatewayError } from './errors.js';
-import { isObject, text, type Json } from './server-json.js';
+import { text, type Json } from './server-json.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 const PAGE_SIZE = 100;
 /** A registry that keeps handing out cursors is broken, not large: stop well after any real catalog. */
@@ -19,11 +20,11 @@ async function allPages(fetchJson: FetchJson, first: URL, key: string, allowPriv
     if (cursor !== undefined) url.searchParams.set('cursor', cursor);
     const body = await fetchJson(url.href, { allowPrivateIp, missingIsEmpty: optional });
     if (body === undefined) return [];
-    const answer: Json = isObject(body) ? body : {};
+    const answer: Json = isJsonObject(body) ? body : {};
     const list: unknown = answer[key];
     if (!Array.isArray(list)) throw new BadGatewayError(`${url.host} did not answer ${url.pathname} with a {${key}: [...]} list`);
     items.push(...(list as unknown[]));
-    const metadata = isObject(answer.metadata) ? answer.metadata : {};
+    const metadata = isJsonObject(answer.metadata) ? answer.metadata : {};
     cursor = text(metadata.nextCursor) || text(metadata.next_cursor) || undefined;
     if (cursor === undefined) return items;
     if (seen.has(cursor)) throw new BadGatewayError(`${url.host} returned the cursor "${cursor}" twice`);

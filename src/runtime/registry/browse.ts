@@ -3,7 +3,8 @@ import { buildTextIndex, GRAM_LENGTH, type TextIndex } from '../../core/text-ind
 import { entryName, type Catalog, type CatalogServer } from './catalog.js';
 import type { Static } from '@sinclair/typebox';
 import type { BrowseMetadataSchema, BrowseQuery } from './schemas.js';
-import { isObject, text, type Json } from './server-json.js';
+import { text, type Json } from './server-json.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 export interface BrowsePage {
   metadata: Static<typeof BrowseMetadataSchema>;
@@ -70,7 +71,7 @@ export function browseServer(catalog: Catalog, name: string): Json {
 }
 
 const tagsOf = (record: Json): string[] => {
-  const tags = isObject(record.metadata) ? record.metadata.tags : undefined;
+  const tags = isJsonObject(record.metadata) ? record.metadata.tags : undefined;
   return Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [];
 };
 

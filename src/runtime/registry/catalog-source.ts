@@ -10,8 +10,8 @@ import { fetchApiCatalog } from './api-source.js';
 import { parseCatalog, NotACatalogError, type Catalog } from './catalog.js';
 import { BadGatewayError } from './errors.js';
 import type { FetchJson } from './fetcher.js';
-import { isObject } from './server-json.js';
 import type { ActiveSource } from './settings.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 export const CACHE_TTL_MS = 60 * 60 * 1000;
 
@@ -78,7 +78,7 @@ export function createCatalogSource(options: { paths: RuntimePaths; fetchJson: F
   const readDiskCache = async (key: string): Promise<Loaded | undefined> => {
     try {
       const saved = await readJsonFile(cacheFile(key));
-      if (!isObject(saved) || saved.key !== key || typeof saved.fetched_at !== 'number') return undefined;
+      if (!isJsonObject(saved) || saved.key !== key || typeof saved.fetched_at !== 'number') return undefined;
       return { key, catalog: parseCatalog(saved.document, new Date(saved.fetched_at).toISOString()), fetchedAt: saved.fetched_at, stamp: '' };
     } catch (error) {
       logger.warn({ err: error }, 'ignoring an unreadable registry cache file');

@@ -1,8 +1,9 @@
 import valid from 'semver/functions/valid.js';
 import gte from 'semver/functions/gte.js';
 import { containerEntry, remoteEntry, serverJsonOfContainer, serverJsonOfRemote } from './local-form.js';
-import { entryFromServerJson, isObject, OFFICIAL_META, publisherExtras, text, type Json } from './server-json.js';
+import { entryFromServerJson, OFFICIAL_META, publisherExtras, text, type Json } from './server-json.js';
 import type { CatalogGroup, ContainerServerEntry, RemoteServerEntry, ServerLookup } from './schemas.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 /** One server of a catalog: its newest server.json and, when the runtime can run it, its entry. */
 export interface CatalogServer {
@@ -28,7 +29,7 @@ export interface Catalog {
 
 export class NotACatalogError extends Error {}
 
-const objects = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject) : []);
+const objects = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isJsonObject) : []);
 const byName = <T>(items: T[], name: (item: T) => string): T[] => [...items].sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
 
 /**
@@ -59,10 +60,10 @@ interface Versioned {
 /** Items are server.json objects or registry responses `{server, _meta}`; deleted records are left out. */
 function upstreamServers(items: unknown[]): Versioned[] {
   const records: Versioned[] = [];
-  for (const item of items.filter(isObject)) {
-    const record = isObject(item.server) ? item.server : item;
-    const meta = isObject(item._meta) ? item._meta : isObject(record._meta) ? record._meta : {};
-    const official = isObject(meta[OFFICIAL_META]) ? meta[OFFICIAL_META] : {};
+  for (const item of items.filter(isJsonObject)) {
+    const record = isJsonObject(item.server) ? item.server : item;
+    const meta = isJsonObject(item._meta) ? item._meta : isJsonObject(record._meta) ? record._meta : {};
+    const official = isJsonObject(meta[OFFICIAL_META]) ? meta[OFFICIAL_META] : {};
     if (text(record.name) === '' || official.status === 'deleted') continue;
     records.push({ record, official });
   }
@@ -72,7 +73,7 @@ function upstreamServers(items: unknown[]): Versioned[] {
 function latestPackages(items: unknown): Json[] {
   const records = objects(items).filter((item) => text(item.name) !== '');
   const key = (item: Json) => `${text(item.namespace)}/${text(item.name)}`;
-  const marked = (item: Json) => item.isLatest === true || (isObject(item._meta) && isObject(item._meta[OFFICIAL_META]) && item._meta[OFFICIAL_META].isLatest === true);
+  const marked = (item: Json) => item.isLatest === true || (isJsonObject(item._meta) && isJsonObject(item._meta[OFFICIAL_META]) && item._meta[OFFICIAL_META].isLatest === true);
   return byName(latestOf(records, key, (item) => text(item.version), marked), key);
 }
 
@@ -107,7 +108,7 @@ export const entryName = (server: CatalogServer): string | undefined =>
 function fromUpstream(items: unknown[], info: { version: string; last_updated: string; skills: unknown; plugins: unknown }): Catalog {
   const servers = byName(
     upstreamServers(items).map(({ record, official }) => {
-      const withMeta = { ...record, _meta: { ...(isObject(record._meta) ? record._meta : {}), [OFFICIAL_META]: official } };
+      const withMeta = { ...record, _meta: { ...(isJsonObject(record._meta) ? record._meta : {}), [OFFICIAL_META]: official } };
       const entry = entryFromServerJson(withMeta);
       const tags = entry === undefined ? publisherExtras(record, '').tags : undefined;
       return {
@@ -125,13 +126,13 @@ function fromUpstream(items: unknown[], info: { version: string; last_updated: s
 
 function localEntries(document: Json): CatalogServer[] {
   const servers: CatalogServer[] = [];
-  for (const [name, raw] of Object.entries(isObject(document.servers) ? document.servers : {})) {
-    if (!isObject(raw)) continue;
+  for (const [name, raw] of Object.entries(isJsonObject(document.servers) ? document.servers : {})) {
+    if (!isJsonObject(raw)) continue;
     const entry = containerEntry(name, raw);
     servers.push({ fullName: name, record: serverJsonOfContainer(entry), tags: entry.tags, entry: { is_remote: false, server: entry } });
   }
-  for (const [name, raw] of Object.entries(isObject(document.remote_servers) ? document.remote_servers : {})) {
-    if (!isObject(raw)) continue;
+  for (const [name, raw] of Object.entries(isJsonObject(document.remote_servers) ? document.remote_servers : {})) {
+    if (!isJsonObject(raw)) continue;
     const entry = remoteEntry(name, raw);
     servers.push({ fullName: name, record: serverJsonOfRemote(entry), tags: entry.tags, entry: { is_remote: true, remote_server: entry } });
   }
@@ -163,15 +164,15 @@ function fromLocalForm(document: Json, lastUpdated: string): Catalog {
  */
 export function parseCatalog(document: unknown, lastUpdated: string): Catalog {
   if (Array.isArray(document)) return fromUpstream(document, { version: '', last_updated: lastUpdated, skills: [], plugins: [] });
-  if (!isObject(document)) throw new NotACatalogError('the document is not a JSON object or array');
-  const data = isObject(document.data) ? document.data : undefined;
+  if (!isJsonObject(document)) throw new NotACatalogError('the document is not a JSON object or array');
+  const data = isJsonObject(document.data) ? document.data : undefined;
   if (data && Array.isArray(data.servers)) {
-    const meta = isObject(document.meta) ? document.meta : {};
+    const meta = isJsonObject(document.meta) ? document.meta : {};
     return fromUpstream(data.servers, { version: text(document.version), last_updated: text(meta.last_updated) || lastUpdated, skills: data.skills, plugins: data.plugins });
   }
   if (Array.isArray(document.servers)) {
     return fromUpstream(document.servers, { version: text(document.version), last_updated: text(document.last_updated) || lastUpdated, skills: document.skills, plugins: document.plugins });
   }
-  if (isObject(document.servers) || isObject(document.remote_servers)) return fromLocalForm(document, lastUpdated);
+  if (isJsonObject(document.servers) || isJsonObject(document.remote_servers)) return fromLocalForm(document, lastUpdated);
   throw new NotACatalogError('the document has no servers list or map');
 }

@@ -1,5 +1,6 @@
-import { isObject, text, type Json } from './server-json.js';
+import { text, type Json } from './server-json.js';
 import type { ContainerServerEntry, EnvVarDeclaration, RemoteServerEntry } from './schemas.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 /**
  * The local registry form: `{version, last_updated, servers: {name: entry}, remote_servers: {...}}`
@@ -7,9 +8,9 @@ import type { ContainerServerEntry, EnvVarDeclaration, RemoteServerEntry } from 
  * get their empty value so every entry has the full shape.
  */
 
-const objects = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject) : []);
+const objects = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isJsonObject) : []);
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
-const object = (value: unknown): Json => (isObject(value) ? value : {});
+const object = (value: unknown): Json => (isJsonObject(value) ? value : {});
 
 function envVars(value: unknown): EnvVarDeclaration[] {
   return objects(value).map((variable) => ({

@@ -1,4 +1,5 @@
 import type { ContainerServerEntry, EnvVarDeclaration, RemoteServerEntry, ServerLookup } from './schemas.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 /** A JSON object as read from a catalog: every field is checked before use. */
 export type Json = Record<string, unknown>;
@@ -8,11 +9,10 @@ const PUBLISHER_META = 'io.modelcontextprotocol.registry/publisher-provided';
 /** Package kinds the runtime can run, in the order it prefers them when a server offers several. */
 const RUNNABLE = ['npm', 'pypi', 'oci'] as const;
 
-export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 export const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-const objects = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject) : []);
+const objects = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isJsonObject) : []);
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
-const object = (value: unknown): Json => (isObject(value) ? value : {});
+const object = (value: unknown): Json => (isJsonObject(value) ? value : {});
 
 /**
  * Catalog extras (tier, status, tools, tags, permissions, metadata) live in the publisher-provided
@@ -22,10 +22,10 @@ const object = (value: unknown): Json => (isObject(value) ? value : {});
 export function publisherExtras(server: Json, key: string): Json {
   const provided = object(object(server._meta)[PUBLISHER_META]);
   const layers: Json[] = [];
-  for (const namespace of Object.values(provided).filter(isObject)) {
-    if (isObject(namespace[key])) layers.push(namespace[key]);
+  for (const namespace of Object.values(provided).filter(isJsonObject)) {
+    if (isJsonObject(namespace[key])) layers.push(namespace[key]);
   }
-  layers.push(...Object.values(provided).filter(isObject), provided);
+  layers.push(...Object.values(provided).filter(isJsonObject), provided);
   const merged: Json = {};
   for (const layer of layers.reverse()) Object.assign(merged, layer);
   return merged;

@@ -7,7 +7,7 @@ import { browse, browsePackage, browseServer, findCatalogServer, indexPackages, 
 import { NotACatalogError, type Catalog } from './catalog.js';
 import { createCatalogSource } from './catalog-source.js';
 import { createJsonFetcher, type Fetch } from './fetcher.js';
-import { isObject, text, type Json } from './server-json.js';
+import { text, type Json } from './server-json.js';
 import type {
   BrowseQuery,
   ContainerServerEntry,
@@ -21,6 +21,7 @@ import type {
 import { activeSource, createSettingsStore, type ActiveSource, type SettingsStore } from './settings.js';
 import type { RegistryLookup } from './types.js';
 import { matchPackage, versionMissing, type CatalogPackages } from './packages.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 export const DEFAULT_REGISTRY = 'default';
 
@@ -199,7 +200,7 @@ export function createRegistryService(options: RegistryServiceOptions): Registry
       if (from.type !== 'api') throw versionMissing(kind, record, version);
       const path = [`${kind}s`, text(record.namespace), text(record.name), 'versions', version].map(encodeURIComponent).join('/');
       const found = await fetchJson(`${from.location.replace(/\/+$/, '')}/v0.1/x/dev.toolyard/${path}`, { allowPrivateIp: from.allowPrivateIp, missingIsEmpty: true });
-      if (!isObject(found)) throw versionMissing(kind, record, version);
+      if (!isJsonObject(found)) throw versionMissing(kind, record, version);
       return found;
     },
   };

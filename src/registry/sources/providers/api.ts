@@ -3,6 +3,7 @@ import { fetchText, type NetworkAccess } from './http-fetch.js';
 import type { Fetch } from '../../../core/net/address-guard.js';
 import { sha256, type SourceProvider } from './provider.js';
 import { createHash } from 'node:crypto';
+import { isJsonObject } from '../../../core/json-object.js';
 
 export interface ApiSourceOptions {
   endpoint: string;
@@ -59,10 +60,6 @@ export function createApiSource(options: ApiSourceOptions): SourceProvider {
   };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function parsePage(body: string, url: URL): { servers: unknown[]; nextCursor: string | undefined } {
   let document: unknown;
   try {
@@ -71,9 +68,9 @@ function parsePage(body: string, url: URL): { servers: unknown[]; nextCursor: st
     throw new CatalogFormatError(`${url.origin}${url.pathname} did not answer with JSON`);
   }
   // `null`, a number or an array is JSON too, and must fail as a format problem, not as a TypeError
-  const servers = isObject(document) ? document.servers : undefined;
-  if (!isObject(document) || !Array.isArray(servers)) throw new CatalogFormatError(`${url.origin}${url.pathname} did not answer with {servers: [...]}`);
+  const servers = isJsonObject(document) ? document.servers : undefined;
+  if (!isJsonObject(document) || !Array.isArray(servers)) throw new CatalogFormatError(`${url.origin}${url.pathname} did not answer with {servers: [...]}`);
   const metadata = document.metadata;
-  const next = isObject(metadata) ? metadata.nextCursor : undefined;
+  const next = isJsonObject(metadata) ? metadata.nextCursor : undefined;
   return { servers, nextCursor: typeof next === 'string' && next !== '' ? next : undefined };
 }

@@ -1,4 +1,5 @@
 import { packageRecord, RecordError, serverRecord, type IngestRecord } from './records.js';
+import { isJsonObject } from '../../../core/json-object.js';
 
 /** The document as a whole is not a catalog: the sync fails and the served content stays. */
 export class CatalogFormatError extends Error {}
@@ -7,10 +8,6 @@ export interface ParsedCatalog {
   records: IngestRecord[];
   /** Records that were skipped, with the reason (the first few are reported in the sync message). */
   skipped: string[];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -25,8 +22,8 @@ export function parseCatalogDocument(document: unknown): ParsedCatalog {
     addServers(parsed, document, 'servers');
     return parsed;
   }
-  if (!isObject(document)) throw new CatalogFormatError('a catalog must be a JSON object or array');
-  if (isObject(document.data)) {
+  if (!isJsonObject(document)) throw new CatalogFormatError('a catalog must be a JSON object or array');
+  if (isJsonObject(document.data)) {
     const { servers, skills, plugins } = document.data;
     for (const [key, value] of Object.entries({ servers, skills, plugins })) {
       if (value !== undefined && !Array.isArray(value)) throw new CatalogFormatError(`data.${key} must be an array`);
@@ -46,7 +43,7 @@ export function parseCatalogDocument(document: unknown): ParsedCatalog {
 export function addServers(parsed: ParsedCatalog, items: unknown[], where: string): void {
   items.forEach((item, index) => {
     // server.json has no `server` field: an item with one is an API record, even when its server is broken
-    const input = isObject(item) && 'server' in item ? { server: item.server, meta: item._meta } : { server: item };
+    const input = isJsonObject(item) && 'server' in item ? { server: item.server, meta: item._meta } : { server: item };
     collect(parsed, `${where}[${index}]`, () => serverRecord(input, false));
   });
 }

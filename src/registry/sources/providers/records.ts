@@ -1,4 +1,5 @@
 import type { Claims, EntryType } from '../../tables.js';
+import { isJsonObject } from '../../../core/json-object.js';
 
 export const OFFICIAL_META = 'io.modelcontextprotocol.registry/official';
 export const PUBLISHER_META = 'io.modelcontextprotocol.registry/publisher-provided';
@@ -36,10 +37,6 @@ const PACKAGE_STATUSES = new Set(['active', 'deprecated', 'archived']);
 
 export class RecordError extends Error {}
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function optionalDate(value: unknown): Date | undefined {
   if (typeof value !== 'string') return undefined;
   const date = new Date(value);
@@ -60,10 +57,10 @@ function text(value: unknown): string {
 
 /** Tags of a server: `tags` string arrays at the top of its publisher metadata or nested two levels deep. */
 export function serverTags(server: Record<string, unknown>): string[] {
-  const meta = isObject(server._meta) ? server._meta[PUBLISHER_META] : undefined;
+  const meta = isJsonObject(server._meta) ? server._meta[PUBLISHER_META] : undefined;
   const tags = new Set<string>();
   const collect = (node: unknown, depth: number) => {
-    if (!isObject(node)) return;
+    if (!isJsonObject(node)) return;
     const found = node.tags;
     if (Array.isArray(found)) for (const tag of found) if (typeof tag === 'string') tags.add(tag);
     if (depth < 2) for (const child of Object.values(node)) collect(child, depth + 1);
@@ -83,13 +80,13 @@ export interface ServerRecordInput {
  * taken as its upstream published it, since the upstream registry already accepted it.
  */
 export function serverRecord({ server, meta }: ServerRecordInput, strict: boolean): IngestRecord {
-  if (!isObject(server)) throw new RecordError('server: must be an object');
+  if (!isJsonObject(server)) throw new RecordError('server: must be an object');
   const { name } = server;
   if (typeof name !== 'string' || name.length < 3 || name.length > 200 || !SERVER_NAME.test(name)) {
     throw new RecordError(`name: ${JSON.stringify(name)} must be "namespace/name" (3 to 200 characters of letters, digits, ".", "-" and one "/", "_" allowed after it)`);
   }
   const version = checkVersion(server.version, strict);
-  const official = isObject(meta) && isObject(meta[OFFICIAL_META]) ? meta[OFFICIAL_META] : {};
+  const official = isJsonObject(meta) && isJsonObject(meta[OFFICIAL_META]) ? meta[OFFICIAL_META] : {};
   const status = typeof official.status === 'string' && STATUSES.has(official.status) ? official.status : 'active';
   return {
     entryType: 'server',
@@ -111,7 +108,7 @@ export function serverRecord({ server, meta }: ServerRecordInput, strict: boolea
 const REGISTRY_FIELDS = ['createdAt', 'updatedAt', 'id', 'isLatest'];
 
 export function packageRecord(entryType: 'skill' | 'plugin', record: unknown, strict: boolean): IngestRecord {
-  if (!isObject(record)) throw new RecordError(`${entryType}: must be an object`);
+  if (!isJsonObject(record)) throw new RecordError(`${entryType}: must be an object`);
   const { namespace, name } = record;
   if (typeof namespace !== 'string' || namespace.length > 200 || !NAMESPACE.test(namespace)) {
     throw new RecordError(`namespace: ${JSON.stringify(namespace)} must be reverse-DNS (letters, digits, "." and "-")`);
@@ -131,7 +128,7 @@ export function packageRecord(entryType: 'skill' | 'plugin', record: unknown, st
   const body: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) if (!REGISTRY_FIELDS.includes(key)) body[key] = value;
   body.status = status;
-  const metadata = isObject(record.metadata) ? record.metadata : {};
+  const metadata = isJsonObject(record.metadata) ? record.metadata : {};
   const tagSource = Array.isArray(record.tags) ? record.tags : Array.isArray(metadata.tags) ? metadata.tags : [];
   return {
     entryType,

@@ -1,9 +1,10 @@
 import { BadGatewayError, DomainError, InvalidInputError } from '../../../core/errors.js';
 import type { CatalogPackages } from '../../registry/packages.js';
-import { isObject, text, type Json } from '../../registry/server-json.js';
+import { text, type Json } from '../../registry/server-json.js';
 import { formatGitReference } from './git.js';
 import { parseOciName } from './oci-name.js';
 import type { ReferenceResolver } from './resolver.js';
+import { isJsonObject } from '../../../core/json-object.js';
 
 const CATALOG_NAME = /^([\w.-]+\/)?[\w.-]+$/;
 
@@ -46,7 +47,7 @@ export function catalogNameResolver(options: { catalog: CatalogPackages; git: Re
         throw error;
       }
       if (record === undefined) return undefined;
-      const packages = Array.isArray(record.packages) ? record.packages.filter(isObject) : [];
+      const packages = Array.isArray(record.packages) ? record.packages.filter(isJsonObject) : [];
       const oci = packages.find((pkg) => pkg.registryType === 'oci');
       const git = packages.find((pkg) => pkg.registryType === 'git');
       const version = text(record.version);
