@@ -7,7 +7,7 @@ import type { BudgetLedger, HeldReservations, SettlementRequest } from './ledger
 import { overrunCounter, RECLAIM_GRACE_MS } from './ledger-service.js';
 import { readAllLimits, type LimitsView } from './limits.js';
 import type { BudgetLedgerOptions } from './ledger-service.js';
-import { chargedCells, settleBatch } from './operations/settle.js';
+import { chargedSubjects, settleBatch } from './operations/settle.js';
 import { periodAt } from './periods.js';
 import { cellsTotals } from './read-store.js';
 
@@ -93,7 +93,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
       else pending.set(id, left);
     }
   };
-  const chargedIds = (request: SettlementRequest) => chargedCells(request).cells.map(cellId);
+  const chargedIds = (request: SettlementRequest) => chargedSubjects(request).flatMap((subject) => subject.cells.map(cellId));
 
   const loads = createBatcher<CellKey, undefined>(
     (wanted) =>
@@ -111,22 +111,22 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
     maxBatch,
   );
 
-  const settlements = createBatcher<SettlementRequest, undefined>(
-    (requests) =>
+  /** A settlement with the ids of the cells its cost was added to in memory (worked out once, when it came in). */
+  const settlements = createBatcher<{ request: SettlementRequest; charged: string[] }, undefined>(
+    (items) =>
       inLane(async () => {
         let settled: boolean[] = [];
         try {
-          settled = await withRetries(() => settleBatch(db, requests, ids, { reservations: 'memory' }));
+          settled = await withRetries(() => settleBatch(db, items.map((item) => item.request), ids, { reservations: 'memory' }));
         } finally {
-          requests.forEach((request, index) => {
+          items.forEach(({ request, charged }, index) => {
             if (!request.cost) return;
-            const charged = chargedIds(request);
             add('pending', charged, request.cost.usd.negated());
             // a failed batch, or a second settlement of an event: it never counted
             if (settled[index] !== true) add('used', charged, request.cost.usd.negated());
           });
         }
-        return requests.map(() => undefined);
+        return items.map(() => undefined);
       }),
     maxBatch, SETTLE_LINGER_MS,
   );
@@ -157,12 +157,12 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
 
     async settle(request) {
       if (request.hold) release(request.event.id);
+      const charged = chargedIds(request);
       if (request.cost) {
-        const charged = chargedIds(request);
         add('used', charged, request.cost.usd);
         add('pending', charged, request.cost.usd);
       }
-      await settlements.submit(request);
+      await settlements.submit({ request, charged });
     },
 
     async reclaimExpired() {
@@ -170,7 +170,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
       // a hold whose request never settled (a fault in this process, not a crash): released, its event written as an upstream_error
       const expired = [...holds.entries()].filter(([, held]) => held.expiresAt < now);
       for (const [eventId] of expired) release(eventId);
-      await Promise.all(expired.map(([, held]) => settlements.submit({ hold: null, event: { ...held.event, outcome: 'upstream_error', upstream_status: 0 }, cost: null })));
+      await Promise.all(expired.map(([, held]) => settlements.submit({ request: { hold: null, event: { ...held.event, outcome: 'upstream_error', upstream_status: 0 }, cost: null }, charged: [] })));
       // cells of periods over, holding nothing, are let go
       for (const [id, key] of keys) {
         if (periodAt(key.period, key.ordinal).end.getTime() <= now && cells.get(id)?.reserved.isZero() !== false) {

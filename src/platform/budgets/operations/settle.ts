@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Ids } from '../../../core/ids.js';
 import type { PlatformDatabase } from '../../db.js';
-import { cellsAt, type CellKey } from '../cells.js';
+import { cellsAt, type CellSpec } from '../cells.js';
 import type { SettlementRequest } from '../ledger.js';
 import { dayOf } from '../periods.js';
 
@@ -10,12 +10,12 @@ export interface SettleOptions {
   reservations: 'database' | 'memory';
 }
 
-/** The charges a settlement writes, and its cost added to each cell (user, then budgeted groups; day and month). */
-export function chargedCells(request: SettlementRequest): { subjects: { scope: 'user' | 'group'; id: string }[]; cells: CellKey[] } {
+/** Who a settlement charges (the user, then the budgeted groups), each with the day and month cells its cost is added to. */
+export function chargedSubjects(request: SettlementRequest): { scope: 'user' | 'group'; id: string; cells: CellSpec[] }[] {
   const { hold, cost } = request;
-  if (!hold || !cost || !cost.usd.greaterThan(0)) return { subjects: [], cells: [] };
+  if (!hold || !cost || !cost.usd.greaterThan(0)) return [];
   const subjects = [{ scope: 'user' as const, id: hold.caller.subject }, ...hold.budgetedGroupIds.map((id) => ({ scope: 'group' as const, id }))];
-  return { subjects, cells: subjects.flatMap((subject) => cellsAt(subject.scope, subject.id, hold.at)) };
+  return subjects.map((subject) => ({ ...subject, cells: cellsAt(subject.scope, subject.id, hold.at) }));
 }
 
 /**
@@ -43,7 +43,7 @@ export async function settleBatch(db: Kysely<PlatformDatabase>, requests: readon
     if (!hold || !cost) continue;
     const day = dayOf(hold.at);
     const usd = cost.usd.toFixed();
-    for (const subject of chargedCells(request).subjects) {
+    for (const subject of chargedSubjects(request)) {
       charges.push({
         id: ids.uuid(),
         event_id: event.id,
@@ -59,7 +59,7 @@ export async function settleBatch(db: Kysely<PlatformDatabase>, requests: readon
         period_end: day.end,
         pricing_catalog_id: cost.pricingCatalogId,
       });
-      for (const cell of cellsAt(subject.scope, subject.id, hold.at)) {
+      for (const cell of subject.cells) {
         amounts.push({ ...cell, event_id: event.id, used: usd, model: event.model, provider: event.provider, auth_subject: hold.caller.subject });
       }
     }
