@@ -47,12 +47,12 @@ export function createStreamRelay(options: { out: Writable; tracker: UsageTracke
     controller?.resume();
   };
 
+  /** Writes `bytes` from `from` to `to` unless the client is gone; false once the client's socket is full. */
+  const write = (bytes: Buffer, from: number, to: number): boolean => to <= from || clientGone() || out.destroyed || out.write(bytes.subarray(from, to));
+
   /** Relays the events of `bytes` in as few writes as can be; false once the client's socket is full. */
   const relay = ({ bytes, ends }: SseEvents): boolean => {
     let flowing = true;
-    const write = (from: number, to: number) => {
-      if (to > from && !clientGone() && !out.destroyed) flowing = out.write(bytes.subarray(from, to)) && flowing;
-    };
     let relayFrom = 0;
     let start = 0;
     for (const end of ends) {
@@ -61,14 +61,13 @@ export function createStreamRelay(options: { out: Writable; tracker: UsageTracke
         const data = event.data !== undefined && MAY_CARRY_USAGE.test(event.data) ? jsonOf(event) : undefined;
         if (data !== undefined) tracker.observe(data, event.event);
         if (dropUsageChunk && isJsonObject(data) && isJsonObject(data.usage) && Array.isArray(data.choices) && data.choices.length === 0) {
-          write(relayFrom, start);
+          flowing = write(bytes, relayFrom, start) && flowing;
           relayFrom = end;
         }
       }
       start = end;
     }
-    write(relayFrom, start);
-    return flowing;
+    return write(bytes, relayFrom, start) && flowing;
   };
 
   return {
