@@ -14,7 +14,9 @@
  *
  * Options: --duration SECONDS (20, in five slices, each after its warm-up), --runs N (5), --pace-ms N (0: the
  * upstream answers as fast as it can; N: it streams its ten chunks N ms apart, as a provider does while
- * generating, see bench/llm-upstream.ts; results then go to bench/results/llm-gateway-paced.json).
+ * generating, see bench/llm-upstream.ts; results then go to bench/results/llm-gateway-paced.json),
+ * --explain (where the floor's and Toolyard's time goes, see bench/llm-explain.ts; results then go to a file
+ * of their own, ending in -explained.json).
  * PostgreSQL: TOOLYARD_BENCH_DATABASE_URL (see harness.ts).
  * Writes bench/results/llm-gateway.json.
  */
@@ -31,12 +33,13 @@ import { parsePlatformConfig } from '../src/platform/config.js';
 import { Money, formatMoney } from '../src/platform/money.js';
 import { closeServer, listen } from './ceiling-server.js';
 import { adminQuery, BENCH_ADMIN_URL, combineSlices, log, runLoad } from './harness.js';
+import { createExplainer, explain, type ExplainSamples } from './llm-explain.js';
 import { createPassThrough } from './llm-floor.js';
 import type { LoadRequest, LoadResult } from './load-worker.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 /** A paced run writes beside the default one, which the README's main table quotes. */
-const resultsOf = (paceMs: number) => new URL(paceMs > 0 ? './results/llm-gateway-paced.json' : './results/llm-gateway.json', import.meta.url);
+const resultsOf = (paceMs: number, explained: boolean) => new URL(`./results/llm-gateway${paceMs > 0 ? '-paced' : ''}${explained ? '-explained' : ''}.json`, import.meta.url);
 const UPSTREAM = new URL('./llm-upstream.ts', import.meta.url).pathname;
 const PORTKEY = new URL('../node_modules/@portkey-ai/gateway/build/start-server.js', import.meta.url).pathname;
 const PORTKEY_PEER = new URL('./portkey-peer.ts', import.meta.url).pathname;
@@ -151,7 +154,7 @@ async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }
 
 const ROOMY_BUDGETS = { default_user: { day_limit_usd: '1000000', month_limit_usd: '1000000' }, users: [], groups: [] };
 
-async function measureThroughput(upstream: string, keyFile: string, duration: number, mode: Mode) {
+async function measureThroughput(upstream: string, keyFile: string, duration: number, mode: Mode, explainer: ReturnType<typeof createExplainer> | undefined) {
   const platform = await startPlatform(upstream, keyFile, { dataDir: 'memory://' });
   const database = await scratchDatabase();
   const onPostgres = database && (await startPlatform(upstream, keyFile, { url: database.url, maxConnections: 8 }));
@@ -184,11 +187,18 @@ async function measureThroughput(upstream: string, keyFile: string, duration: nu
       else failed[name] = `${response.status} ${text.slice(0, 200)}`;
     }
     const slices: Partial<Record<WayName, LoadResult[]>> = {};
+    const explained: Partial<Record<WayName, ExplainSamples>> = {};
     const sliceSeconds = Math.max(1, Math.round(duration / SLICES));
     for (let slice = 0; slice < SLICES; slice++) {
       log(`[${mode}] slice ${slice + 1} of ${SLICES}: ${Object.keys(ways).join(', ')}; ${CONNECTIONS} connections, ${sliceSeconds} s each`);
       for (const [name, way] of Object.entries(ways) as [WayName, (typeof candidates)[WayName]][]) {
+        explainer?.take();
         (slices[name] ??= []).push(await runLoad({ ...way, connections: CONNECTIONS, durationSeconds: sliceSeconds, warmupSeconds: slice === 0 ? FIRST_WARMUP_SECONDS : SLICE_WARMUP_SECONDS }));
+        const seen = explainer?.take();
+        if (seen && (name === 'floor' || name === 'toolyard')) {
+          const kept = (explained[name] ??= { inServer: [], turnaround: [], upstreamSendDelay: [] });
+          for (const key of Object.keys(seen) as (keyof ExplainSamples)[]) kept[key].push(...seen[key]);
+        }
       }
     }
     const combined = Object.fromEntries(Object.entries(slices).map(([name, runs]) => [name, combineSlices(runs)])) as Partial<Record<WayName, ReturnType<typeof combineSlices>>>;
@@ -207,6 +217,7 @@ async function measureThroughput(upstream: string, keyFile: string, duration: nu
       addedP50Ms: toolyard.p50Ms - floorRun.p50Ms,
       postgresFloorRatio: toolyardPostgres ? toolyardPostgres.requestsPerSecond / floorRun.requestsPerSecond : null,
       usageEvents: await settledEvents(platform.origin, sent),
+      ...(explainer && { explained: Object.fromEntries(Object.entries(explained).map(([name, samples]) => [name, explain(samples)])) }),
     };
   } finally {
     portkey.child.kill();
@@ -306,17 +317,25 @@ async function chargedTotal(origin: string, admitted: number): Promise<Money> {
   throw new Error(`fewer than ${admitted} charges were written`);
 }
 
+function describe(parts: ReturnType<typeof explain>): string {
+  const part = (label: string, figures: ReturnType<typeof explain>[keyof ReturnType<typeof explain>]) => (figures ? [`${label} ${figures.p50Ms} / ${figures.p90Ms}`] : []);
+  return [...part('in the server', parts.inServer), ...part('turnaround', parts.turnaround), ...part('upstream send delay', parts.upstreamSendDelay)].join(', ');
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { duration: { type: 'string', default: '20' }, runs: { type: 'string', default: '5' }, 'pace-ms': { type: 'string', default: '0' } } });
+  const { values } = parseArgs({
+    options: { duration: { type: 'string', default: '20' }, runs: { type: 'string', default: '5' }, 'pace-ms': { type: 'string', default: '0' }, explain: { type: 'boolean', default: false } },
+  });
   const scratch = await mkdtemp(join(tmpdir(), 'toolyard-bench-llm-'));
   const keyFile = join(scratch, 'upstream.key');
   await writeFile(keyFile, UPSTREAM_KEY, { mode: 0o600 });
   const paceMs = Number(values['pace-ms']);
   if (!Number.isFinite(paceMs) || paceMs < 0) throw new Error(`--pace-ms: ${values['pace-ms']} is not a number of milliseconds`);
   const upstream = await startUpstream(paceMs);
+  const explainer = values.explain ? createExplainer() : undefined;
   try {
-    const streaming = await measureThroughput(upstream.origin, keyFile, Number(values.duration), 'stream');
-    const whole = await measureThroughput(upstream.origin, keyFile, Number(values.duration), 'json');
+    const streaming = await measureThroughput(upstream.origin, keyFile, Number(values.duration), 'stream', explainer);
+    const whole = await measureThroughput(upstream.origin, keyFile, Number(values.duration), 'json', explainer);
     let overspend: Awaited<ReturnType<typeof measureOverspend>> | { skipped: string };
     try {
       await adminQuery('select 1');
@@ -340,7 +359,7 @@ async function main(): Promise<void> {
       },
     };
     await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-    await writeFile(resultsOf(paceMs), `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(resultsOf(paceMs, values.explain), `${JSON.stringify(result, null, 2)}\n`);
     const way = (name: string, run: ReturnType<typeof combineSlices> | undefined, failure: string | undefined) =>
       run ? `  ${name}: ${run.requestsPerSecond.toFixed(0)} req/s, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(1)} ms, non-2xx ${run.non2xx}` : `  ${name}: not measured (${failure ?? 'absent'})`;
     const summary = (figures: typeof streaming) => [
@@ -353,6 +372,7 @@ async function main(): Promise<void> {
       `  Toolyard: ${(figures.floorRatio * 100).toFixed(1)} % of the floor (target >= ${TARGETS.floorRatio * 100} %), ` +
         `${figures.peerRatio === null ? 'peer not measured' : `${figures.peerRatio.toFixed(2)}x the peer (target >= 1)`}, ` +
         `p50 +${figures.addedP50Ms.toFixed(2)} ms over the floor (target <= ${TARGETS.addedP50Ms} ms); ${figures.usageEvents} usage events written`,
+      ...Object.entries(figures.explained ?? {}).map(([name, parts]) => `  where the time goes, ${name} (p50 / p90 ms): ${describe(parts)}`),
     ];
     const lines = [
       '',
@@ -361,10 +381,11 @@ async function main(): Promise<void> {
       'runs' in overspend
         ? `overspend, 200 requests over 3 replicas, room for ${TARGETS.admitted}: ${overspend.runs.map((run) => `${run.admitted} admitted / ${run.refused} refused / overspend ${run.overspendUsd}`).join('; ')}`
         : `overspend: not measured (${overspend.skipped})`,
-      `wrote ${resultsOf(paceMs).pathname}`,
+      `wrote ${resultsOf(paceMs, values.explain).pathname}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
+    explainer?.close();
     upstream.child.kill();
     await rm(scratch, { recursive: true, force: true });
   }
