@@ -3,7 +3,6 @@ import type { Ids } from '../../../core/ids.js';
 import type { PlatformDatabase } from '../../db.js';
 import { cellsAt, type CellSpec } from '../cells.js';
 import type { SettlementRequest } from '../ledger.js';
-import { dayOf } from '../periods.js';
 
 export interface SettleOptions {
   /** Where reservations live: 'database' (rows in budget_reservations, released here) or 'memory' (the caller's, nothing to release here). */
@@ -11,7 +10,7 @@ export interface SettleOptions {
 }
 
 /** Who a settlement charges (the user, then the budgeted groups), each with the day and month cells its cost is added to. */
-export function chargedSubjects(request: SettlementRequest): { scope: 'user' | 'group'; id: string; cells: CellSpec[] }[] {
+export function chargedSubjects(request: SettlementRequest): { scope: 'user' | 'group'; id: string; cells: [CellSpec, CellSpec] }[] {
   const { hold, cost } = request;
   if (!hold || !cost || !cost.usd.greaterThan(0)) return [];
   const subjects = [{ scope: 'user' as const, id: hold.caller.subject }, ...hold.budgetedGroupIds.map((id) => ({ scope: 'group' as const, id }))];
@@ -26,7 +25,9 @@ export function chargedSubjects(request: SettlementRequest): { scope: 'user' | '
  * writer takes them in; then the events are inserted, and an event already there was settled or reclaimed:
  * its request does nothing more. For the rest: the charges; the cost added to the user's and the budgeted
  * groups' day and month cells, and the reservations released, in one upsert in lock order; the per-cell
- * spend. Returns, for each request, whether it took effect.
+ * spend. A charge travels with its two cells and without what its event already holds (model, provider,
+ * interaction), and the cells' amounts are worked out from the charges: the embedded engine's cost grows with
+ * the bytes it reads. Returns, for each request, whether it took effect.
  */
 export async function settleBatch(db: Kysely<PlatformDatabase>, requests: readonly SettlementRequest[], ids: Ids, options: SettleOptions): Promise<boolean[]> {
   const first = new Map<string, SettlementRequest>();
@@ -37,31 +38,28 @@ export async function settleBatch(db: Kysely<PlatformDatabase>, requests: readon
     firstAt.set(request.event.id, index);
   });
   const charges = [];
-  const amounts = [];
   for (const request of first.values()) {
     const { hold, event, cost } = request;
     if (!hold || !cost) continue;
-    const day = dayOf(hold.at);
     const usd = cost.usd.toFixed();
-    for (const subject of chargedSubjects(request)) {
+    for (const { scope, id, cells } of chargedSubjects(request)) {
+      const [day, month] = cells;
       charges.push({
         id: ids.uuid(),
         event_id: event.id,
         event_time: hold.at,
-        scope: subject.scope,
-        subject_id: subject.id,
+        scope,
+        subject_id: id,
         auth_subject: hold.caller.subject,
         charged_usd: usd,
-        model: event.model,
-        provider: event.provider,
-        interaction_id: event.interaction_id,
+        pricing_catalog_id: cost.pricingCatalogId,
+        day: day.ordinal,
         period_start: day.start,
         period_end: day.end,
-        pricing_catalog_id: cost.pricingCatalogId,
+        month: month.ordinal,
+        month_start: month.start,
+        month_end: month.end,
       });
-      for (const cell of subject.cells) {
-        amounts.push({ ...cell, event_id: event.id, used: usd, model: event.model, provider: event.provider, auth_subject: hold.caller.subject });
-      }
     }
   }
   const released = options.reservations === 'database' ? [...first.keys()].sort() : [];
@@ -74,15 +72,20 @@ export async function settleBatch(db: Kysely<PlatformDatabase>, requests: readon
       insert into usage_events select * from json_populate_recordset(null::usage_events, ${JSON.stringify([...first.values()].map((request) => request.event))}::json)
       -- a condition on the deleted reservations: they are deleted, and so locked, before the first event is written
       where (select count(*) from released) >= 0
-      on conflict (id) do nothing returning id
-    ), charged as (
-      insert into charges select charge.* from json_populate_recordset(null::charges, ${JSON.stringify(charges)}::json) as charge
+      on conflict (id) do nothing returning id, model, provider, interaction_id
+    ), costs as (
+      select charge.*, fresh.model, fresh.provider, fresh.interaction_id
+      from json_to_recordset(${JSON.stringify(charges)}::json) as charge(id uuid, event_id uuid, event_time timestamptz, scope text, subject_id text, auth_subject text,
+        charged_usd numeric, pricing_catalog_id uuid, day integer, period_start timestamptz, period_end timestamptz, month integer, month_start timestamptz, month_end timestamptz)
       join fresh on fresh.id = charge.event_id
+    ), charged as (
+      insert into charges (id, event_id, event_time, scope, subject_id, auth_subject, charged_usd, model, provider, interaction_id, period_start, period_end, pricing_catalog_id)
+      select id, event_id, event_time, scope, subject_id, auth_subject, charged_usd, model, provider, interaction_id, period_start, period_end, pricing_catalog_id from costs
       on conflict (event_id, scope, subject_id) do nothing
     ), amounts as (
-      select amount.* from json_to_recordset(${JSON.stringify(amounts)}::json)
-        as amount(event_id uuid, scope text, subject_id text, period text, ordinal integer, start timestamptz, "end" timestamptz, used numeric, model text, provider text, auth_subject text)
-      join fresh on fresh.id = amount.event_id
+      select costs.scope, costs.subject_id, cell.period, cell.ordinal, cell.start, cell."end", costs.charged_usd as used, costs.model, costs.provider, costs.auth_subject
+      from costs cross join lateral (values ('day', costs.day, costs.period_start, costs.period_end), ('month', costs.month, costs.month_start, costs.month_end))
+        as cell(period, ordinal, start, "end")
     ), releases as (
       -- a reservation still held was never settled nor reclaimed: its event is fresh
       select cell.scope, cell.subject_id, cell.period, cell.ordinal, bounds.period_start, bounds.period_end, -released.amount_usd as reserved
