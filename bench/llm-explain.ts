@@ -20,6 +20,8 @@ export interface ExplainSamples {
 
 type Message = Record<string, object | undefined>;
 
+export const noSamples = (): ExplainSamples => ({ inServer: [], turnaround: [], upstreamSendDelay: [] });
+
 const figures = (values: number[]) => (values.length === 0 ? null : { p50Ms: round(percentile(values, 50)), p90Ms: round(percentile(values, 90)), count: values.length });
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
@@ -28,7 +30,7 @@ export function explain(samples: ExplainSamples) {
 }
 
 export function createExplainer() {
-  let samples: ExplainSamples = { inServer: [], turnaround: [], upstreamSendDelay: [] };
+  let samples = noSamples();
   const startedAt = new WeakMap<object, number>();
   const lastEndOn = new WeakMap<object, number>();
   const dispatchedAt = new WeakMap<object, number>();
@@ -59,7 +61,7 @@ export function createExplainer() {
     /** What was seen since the last call. */
     take(): ExplainSamples {
       const taken = samples;
-      samples = { inServer: [], turnaround: [], upstreamSendDelay: [] };
+      samples = noSamples();
       return taken;
     },
     close() {

@@ -33,7 +33,7 @@ import { parsePlatformConfig } from '../src/platform/config.js';
 import { Money, formatMoney } from '../src/platform/money.js';
 import { closeServer, listen } from './ceiling-server.js';
 import { adminQuery, BENCH_ADMIN_URL, combineSlices, log, runLoad } from './harness.js';
-import { createExplainer, explain, type ExplainSamples } from './llm-explain.js';
+import { createExplainer, explain, noSamples, type ExplainSamples } from './llm-explain.js';
 import { createPassThrough } from './llm-floor.js';
 import type { LoadRequest, LoadResult } from './load-worker.js';
 
@@ -196,7 +196,7 @@ async function measureThroughput(upstream: string, keyFile: string, duration: nu
         (slices[name] ??= []).push(await runLoad({ ...way, connections: CONNECTIONS, durationSeconds: sliceSeconds, warmupSeconds: slice === 0 ? FIRST_WARMUP_SECONDS : SLICE_WARMUP_SECONDS }));
         const seen = explainer?.take();
         if (seen && (name === 'floor' || name === 'toolyard')) {
-          const kept = (explained[name] ??= { inServer: [], turnaround: [], upstreamSendDelay: [] });
+          const kept = (explained[name] ??= noSamples());
           for (const key of Object.keys(seen) as (keyof ExplainSamples)[]) kept[key].push(...seen[key]);
         }
       }

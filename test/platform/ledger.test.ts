@@ -5,7 +5,7 @@ import { testDatabaseTargets } from '../../src/core/db/database-testing.js';
 import type { BudgetHold, BudgetLedger } from '../../src/platform/budgets/ledger.js';
 import type { PlatformDatabase } from '../../src/platform/db.js';
 import { Money } from '../../src/platform/money.js';
-import { settleBatch } from '../../src/platform/budgets/operations/settle.js';
+import { settleBatch, settling } from '../../src/platform/budgets/operations/settle.js';
 import { admission, cell, migrated, setLimits, testLedger, usageEvent } from './budgets-testing.js';
 
 const AT = new Date('2026-11-25T16:42:39.123Z');
@@ -144,7 +144,7 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
       settlement(freshHold, fresh.eventId, 'alice', '0.40'),
       settlement(null, randomUUID(), 'alice', null),
     ];
-    expect(await settleBatch(db, batch, ids, { reservations: 'database' })).toEqual([false, true, false, true]);
+    expect(await settleBatch(db, batch.map(settling), ids, { reservations: 'database' })).toEqual([false, true, false, true]);
     expect(await cell(db, 'user', 'alice', 'day')).toEqual({ used: '0.03', reserved: '0' });
     expect(await cell(db, 'group', G1, 'day')).toEqual({ used: '0.03', reserved: '0' });
     const charged = await db.selectFrom('charges').select(['event_id', 'scope', 'charged_usd']).orderBy('charged_usd').orderBy('scope').execute();

@@ -8,7 +8,7 @@ import { createBatcher, SETTLE_LINGER_MS, withRetries } from './batcher.js';
 import type { AdmissionDecision, AdmissionRequest, BudgetLedger, SettlementRequest } from './ledger.js';
 import { admitBatch } from './operations/admit.js';
 import { reclaimExpired } from './operations/reclaim.js';
-import { settleBatch } from './operations/settle.js';
+import { settleBatch, settling } from './operations/settle.js';
 
 export interface BudgetLedgerOptions {
   db: Kysely<PlatformDatabase>;
@@ -55,7 +55,7 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
     return result.decisions;
   }, maxBatch);
   const settlements = createBatcher<SettlementRequest, undefined>(async (requests) => {
-    await withRetries(() => settleBatch(db, requests, ids, { reservations: 'database' }));
+    await withRetries(() => settleBatch(db, requests.map(settling), ids, { reservations: 'database' }));
     return requests.map(() => undefined);
   }, maxBatch, SETTLE_LINGER_MS);
 

@@ -3,11 +3,11 @@ import { createBatcher, SETTLE_LINGER_MS, withRetries } from './batcher.js';
 import { cellId, type CellKey, type CellState } from './cells.js';
 import { decideAdmissions, planOf } from './decide.js';
 import type { UsageEvent } from '../usage/schemas.js';
-import type { BudgetLedger, HeldReservations, SettlementRequest } from './ledger.js';
+import type { BudgetLedger, HeldReservations } from './ledger.js';
 import { overrunCounter, RECLAIM_GRACE_MS } from './ledger-service.js';
 import { readAllLimits, type LimitsView } from './limits.js';
 import type { BudgetLedgerOptions } from './ledger-service.js';
-import { chargedSubjects, settleBatch } from './operations/settle.js';
+import { settleBatch, settling, type Settling } from './operations/settle.js';
 import { periodAt } from './periods.js';
 import { cellsTotals } from './read-store.js';
 
@@ -93,7 +93,6 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
       else pending.set(id, left);
     }
   };
-  const chargedIds = (request: SettlementRequest) => chargedSubjects(request).flatMap((subject) => subject.cells.map(cellId));
 
   const loads = createBatcher<CellKey, undefined>(
     (wanted) =>
@@ -111,13 +110,13 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
     maxBatch,
   );
 
-  /** A settlement with the ids of the cells its cost was added to in memory (worked out once, when it came in). */
-  const settlements = createBatcher<{ request: SettlementRequest; charged: string[] }, undefined>(
+  /** A settlement with whom it charges and the ids of the cells its cost was added to in memory (worked out once, when it came in). */
+  const settlements = createBatcher<Settling & { charged: string[] }, undefined>(
     (items) =>
       inLane(async () => {
         let settled: boolean[] = [];
         try {
-          settled = await withRetries(() => settleBatch(db, items.map((item) => item.request), ids, { reservations: 'memory' }));
+          settled = await withRetries(() => settleBatch(db, items, ids, { reservations: 'memory' }));
         } finally {
           items.forEach(({ request, charged }, index) => {
             if (!request.cost) return;
@@ -157,12 +156,13 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
 
     async settle(request) {
       if (request.hold) release(request.event.id);
-      const charged = chargedIds(request);
+      const item = settling(request);
+      const charged = item.subjects.flatMap((subject) => subject.cells.map(cellId));
       if (request.cost) {
         add('used', charged, request.cost.usd);
         add('pending', charged, request.cost.usd);
       }
-      await settlements.submit({ request, charged });
+      await settlements.submit({ ...item, charged });
     },
 
     async reclaimExpired() {
@@ -170,7 +170,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
       // a hold whose request never settled (a fault in this process, not a crash): released, its event written as an upstream_error
       const expired = [...holds.entries()].filter(([, held]) => held.expiresAt < now);
       for (const [eventId] of expired) release(eventId);
-      await Promise.all(expired.map(([, held]) => settlements.submit({ request: { hold: null, event: { ...held.event, outcome: 'upstream_error', upstream_status: 0 }, cost: null }, charged: [] })));
+      await Promise.all(expired.map(([, held]) => settlements.submit({ request: { hold: null, event: { ...held.event, outcome: 'upstream_error', upstream_status: 0 }, cost: null }, subjects: [], charged: [] })));
       // cells of periods over, holding nothing, are let go
       for (const [id, key] of keys) {
         if (periodAt(key.period, key.ordinal).end.getTime() <= now && cells.get(id)?.reserved.isZero() !== false) {

@@ -9,13 +9,28 @@ export interface SettleOptions {
   reservations: 'database' | 'memory';
 }
 
-/** Who a settlement charges (the user, then the budgeted groups), each with the day and month cells its cost is added to. */
-export function chargedSubjects(request: SettlementRequest): { scope: 'user' | 'group'; id: string; cells: [CellSpec, CellSpec] }[] {
+/** One charged subject of a settlement: the user or a budgeted group, with the day and month cells its cost is added to. */
+export interface ChargedSubject {
+  scope: 'user' | 'group';
+  id: string;
+  cells: [CellSpec, CellSpec];
+}
+
+/** A settlement with who it charges, worked out once: the in-memory ledger needs the same cells before the batch runs. */
+export interface Settling {
+  request: SettlementRequest;
+  subjects: ChargedSubject[];
+}
+
+/** Who a settlement charges: the user, then the budgeted groups. */
+export function chargedSubjects(request: SettlementRequest): ChargedSubject[] {
   const { hold, cost } = request;
   if (!hold || !cost || !cost.usd.greaterThan(0)) return [];
   const subjects = [{ scope: 'user' as const, id: hold.caller.subject }, ...hold.budgetedGroupIds.map((id) => ({ scope: 'group' as const, id }))];
   return subjects.map((subject) => ({ ...subject, cells: cellsAt(subject.scope, subject.id, hold.at) }));
 }
+
+export const settling = (request: SettlementRequest): Settling => ({ request, subjects: chargedSubjects(request) });
 
 /**
  * Settles a batch in one statement, atomic on its own, each event at most once; rows travel as one JSON or
@@ -29,20 +44,20 @@ export function chargedSubjects(request: SettlementRequest): { scope: 'user' | '
  * interaction), and the cells' amounts are worked out from the charges: the embedded engine's cost grows with
  * the bytes it reads. Returns, for each request, whether it took effect.
  */
-export async function settleBatch(db: Kysely<PlatformDatabase>, requests: readonly SettlementRequest[], ids: Ids, options: SettleOptions): Promise<boolean[]> {
-  const first = new Map<string, SettlementRequest>();
+export async function settleBatch(db: Kysely<PlatformDatabase>, batch: readonly Settling[], ids: Ids, options: SettleOptions): Promise<boolean[]> {
+  const first = new Map<string, Settling>();
   const firstAt = new Map<string, number>();
-  requests.forEach((request, index) => {
-    if (first.has(request.event.id)) return;
-    first.set(request.event.id, request);
-    firstAt.set(request.event.id, index);
+  batch.forEach((item, index) => {
+    if (first.has(item.request.event.id)) return;
+    first.set(item.request.event.id, item);
+    firstAt.set(item.request.event.id, index);
   });
   const charges = [];
-  for (const request of first.values()) {
+  for (const { request, subjects } of first.values()) {
     const { hold, event, cost } = request;
     if (!hold || !cost) continue;
     const usd = cost.usd.toFixed();
-    for (const { scope, id, cells } of chargedSubjects(request)) {
+    for (const { scope, id, cells } of subjects) {
       const [day, month] = cells;
       charges.push({
         id: ids.uuid(),
@@ -69,7 +84,7 @@ export async function settleBatch(db: Kysely<PlatformDatabase>, requests: readon
         select event_id from budget_reservations where event_id = any(${released}::uuid[]) order by event_id for update)
       returning cells, amount_usd
     ), fresh as (
-      insert into usage_events select * from json_populate_recordset(null::usage_events, ${JSON.stringify([...first.values()].map((request) => request.event))}::json)
+      insert into usage_events select * from json_populate_recordset(null::usage_events, ${JSON.stringify([...first.values()].map((item) => item.request.event))}::json)
       -- a condition on the deleted reservations: they are deleted, and so locked, before the first event is written
       where (select count(*) from released) >= 0
       on conflict (id) do nothing returning id, model, provider, interaction_id
@@ -109,5 +124,5 @@ export async function settleBatch(db: Kysely<PlatformDatabase>, requests: readon
     )
     select id from fresh`.execute(db);
   const fresh = new Set(rows.map((row) => row.id));
-  return requests.map((request, index) => fresh.has(request.event.id) && firstAt.get(request.event.id) === index);
+  return batch.map(({ request }, index) => fresh.has(request.event.id) && firstAt.get(request.event.id) === index);
 }
