@@ -45,11 +45,12 @@ export async function startEmbeddedDatabase<DB>(database: DatabaseConfig, prepar
     await prepared.cancel();
     return undefined;
   }
-  const opening = import('../core/db/pglite-thread.js')
+  const opening = import('../core/db/data-dir.js')
     .then(({ openDataDir }) => openDataDir(database.dataDir, prepared))
     .catch((error: unknown) => {
       const { syscall, code } = error as NodeJS.ErrnoException;
-      throw syscall === 'mkdir' ? new ConfigError([`database.dataDir: cannot create ${database.dataDir} (${code ?? 'error'})`]) : error;
+      if (syscall === 'mkdir') throw new ConfigError([`database.dataDir: cannot create ${database.dataDir} (${code ?? 'error'})`]);
+      throw syscall === 'scandir' ? new ConfigError([`database.dataDir: cannot read ${database.dataDir} (${code ?? 'error'})`]) : error;
     });
   const [engine, { embeddedDatabase }] = await Promise.all([opening, import('../core/db/database.js')]);
   return embeddedDatabase<DB>(engine);

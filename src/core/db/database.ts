@@ -4,7 +4,8 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 // pg loads when a server URL is used: the embedded database never needs it
 import type pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
-import { openDataDir, type PgliteThread } from './pglite-thread.js';
+import { openDataDir } from './data-dir.js';
+import type { PgliteThread } from './pglite-thread.js';
 
 export interface DatabaseOptions {
   /** A PostgreSQL connection string; when set it wins over dataDir. */

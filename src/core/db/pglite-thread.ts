@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -191,15 +190,4 @@ export function preparePgliteThread(): PreparedPgliteThread {
 
 export function startPgliteThread(options: PgliteThreadOptions = {}): Promise<PgliteThread> {
   return preparePgliteThread().open(options);
-}
-
-/** The engine of a data directory, created when missing (`memory://` keeps the data in memory). */
-export async function openDataDir(dataDir: string, prepared: PreparedPgliteThread = preparePgliteThread()): Promise<PgliteThread> {
-  try {
-    if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
-  } catch (error) {
-    await prepared.cancel();
-    throw error;
-  }
-  return prepared.open({ dataDir });
 }
