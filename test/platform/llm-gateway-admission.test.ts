@@ -156,6 +156,17 @@ describe.each(testDatabaseTargets().map((target) => [target.name, target] as con
       expect(charges).toEqual([]);
     });
 
+    it('answers 502 upstream_unavailable, charging nothing, when the upstream answers with a status HTTP does not define', async () => {
+      fixture.upstream.fail({ kind: 'status', status: 799 });
+      const answer = await call(format, model);
+      const error = errorOf(format, answer);
+      expect(error).toMatchObject({ status: 502, code: 'upstream_unavailable' });
+      expect(error.message).toContain('status 799');
+      const { event, charges } = await settledRecords(fixture, answer.headers.get('x-request-id') ?? '');
+      expect(event).toMatchObject({ outcome: 'upstream_error', upstream_status: 799, raw_usage: null });
+      expect(charges).toEqual([]);
+    });
+
     it('answers 504 upstream_timeout when the upstream sends no headers in time', async () => {
       fixture.upstream.fail({ kind: 'hang' });
       const answer = await call(format, model);

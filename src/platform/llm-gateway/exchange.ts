@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyReply } from 'fastify';
+import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../../core/clock.js';
 import type { BudgetHold } from '../budgets/ledger.js';
@@ -23,8 +24,12 @@ import { isJsonObject } from '../../core/json-object.js';
 
 type Json = Record<string, unknown>;
 
+/** The highest status Fastify sends, and the highest HTTP defines a class for. */
+const LAST_STATUS = 599;
+
 export interface ExchangeOptions {
   clock: Clock;
+  logger: Logger;
   settlements: Settlements;
   upstreamTimeoutMs: number;
 }
@@ -62,7 +67,7 @@ function watchClient(response: ServerResponse): { gone: () => boolean; closed: P
 }
 
 export function createExchanges(options: ExchangeOptions) {
-  const { clock, settlements, upstreamTimeoutMs } = options;
+  const { clock, logger, settlements, upstreamTimeoutMs } = options;
 
   const settle = (exchange: Exchange, tracker: UsageTracker, outcome: UsageOutcome, upstreamStatus: number, endedAt: number, charge: boolean) => {
     const { request, priced, hold } = exchange;
@@ -140,6 +145,7 @@ export function createExchanges(options: ExchangeOptions) {
             return resolve(sendGatewayError(reply, request.format, 502, 'upstream_unavailable', `the provider ${upstream.name} cannot be reached for the model ${priced.model} (${reason})`, request.eventId));
           }
           if (timeout) return resolve(sendGatewayError(reply, request.format, 504, 'upstream_timeout', `the provider ${upstream.name} did not finish its answer for the model ${priced.model} within ${String(upstreamTimeoutMs)} ms`, request.eventId));
+          if (status > LAST_STATUS) return resolve(sendGatewayError(reply, request.format, 502, 'upstream_unavailable', `the provider ${upstream.name} answered for the model ${priced.model} with status ${String(status)}, which HTTP does not define`, request.eventId));
           resolve(sendGatewayError(reply, request.format, 502, 'upstream_unavailable', `the provider ${upstream.name} cut its answer for the model ${priced.model} short`, request.eventId));
         };
 
@@ -162,11 +168,29 @@ export function createExchanges(options: ExchangeOptions) {
         const startRelay = () => {
           void reply.header('cache-control', 'no-cache');
           if (contentType !== undefined) void reply.header('content-type', contentType);
+          // first: from here on, a failure cuts the client's stream
+          relay = createStreamRelay({ out: reply.raw, tracker, dropUsageChunk, clientGone: client.gone });
           reply.hijack();
           // the headers set so far (X-Request-Id among them), as Fastify would have written them
           if (!reply.raw.destroyed) reply.raw.writeHead(status, reply.getHeaders() as OutgoingHttpHeaders);
-          relay = createStreamRelay({ out: reply.raw, tracker, dropUsageChunk, clientGone: client.gone });
           resolve(reply);
+        };
+
+        /**
+         * A callback that throws is a fault of the gateway's, not the upstream's: undici would end the exchange
+         * as an upstream failure and say nothing. It is logged, and the client is answered (or its stream cut)
+         * and the request settled as an upstream error, so that neither waits for ever.
+         */
+        const guarded = (callback: () => void) => {
+          try {
+            callback();
+          } catch (error) {
+            logger.error({ err: error, eventId: request.eventId }, 'the LLM gateway failed relaying an upstream answer');
+            // the fault is the exchange's outcome, even when it broke the handling of the upstream's end
+            ended = false;
+            failed(error);
+            throw error;
+          }
         };
 
         const handler: Dispatcher.DispatchHandler = {
@@ -174,22 +198,26 @@ export function createExchanges(options: ExchangeOptions) {
             controller = started;
             if (timedOut) started.abort(new Error(`no answer within ${String(upstreamTimeoutMs)} ms`));
           },
-          onResponseStart(_controller, statusCode, headers) {
+          onResponseStart(started, statusCode, headers) {
             if (ended) return;
             status = statusCode;
+            if (status > LAST_STATUS) {
+              // no client could read it on (and Fastify would throw on it): the rest is not read
+              failed(new Error(`status ${String(status)}`));
+              return started.abort(new Error(`the upstream answered with status ${String(status)}`));
+            }
             const type = headers['content-type'];
             contentType = typeof type === 'string' ? type : undefined;
-            if (status >= 200 && status < 300 && request.stream) startRelay();
+            if (status >= 200 && status < 300 && request.stream) guarded(startRelay);
           },
           onResponseData(started, chunk) {
             if (ended) return;
-            if (relay) relay.data(started, chunk);
+            if (relay) guarded(() => relay?.data(started, chunk));
             else kept.push(chunk);
           },
           onResponseEnd() {
             if (!first()) return;
-            if (relay) endRelay(false);
-            else sendWhole();
+            guarded(() => (relay ? endRelay(false) : sendWhole()));
           },
           onResponseError(_controller, error) {
             failed(error);

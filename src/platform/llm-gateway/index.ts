@@ -42,7 +42,7 @@ export async function registerLlmGatewayFeature(
   const { enforcement } = features.aiPolicies;
   const governing = config.aiGateway.gateway.name;
   const modelPolicy = (claims: Readonly<Record<string, unknown>>) => admitModel(enforcement.decide(claims), governing);
-  const pipeline = createPipeline({ clock, identities, admitter, exchanges: createExchanges({ clock, settlements, upstreamTimeoutMs }), settlements, modelPolicy });
+  const pipeline = createPipeline({ clock, identities, admitter, exchanges: createExchanges({ clock, logger, settlements, upstreamTimeoutMs }), settlements, modelPolicy });
   await registerGatewayRoutes(http, {
     authentication: features.keys.authentication,
     identities,
