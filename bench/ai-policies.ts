@@ -28,7 +28,7 @@ import { parsePlatformConfig } from '../src/platform/config.js';
 import { closeServer, listen } from './ceiling-server.js';
 import { CALLER_KINDS, callers, GATEWAY, POLICIES, seedPolicies } from './ai-policies-data.js';
 import { measureAdmission, type AdmissionFigures } from './ai-policies-admission.js';
-import { combineSlices, log, runLoad } from './harness.js';
+import { combineSlices, log, runLoad, sliceWarmupSeconds } from './harness.js';
 import type { LoadResult } from './load-worker.js';
 import { startOidcProvider } from './oidc.js';
 
@@ -92,7 +92,7 @@ async function measureList(origin: string, token: string, options: { duration: n
       for (let slice = 0; slice < SLICES; slice++) {
         const order = slice % 2 === 0 ? (['platform', 'floor'] as const) : (['floor', 'platform'] as const);
         for (const way of order) {
-          const load = { origin: way === 'floor' ? floorOrigin : origin, requests, connections: options.connections, durationSeconds: sliceSeconds, warmupSeconds: slice === 0 ? 1 : 0 };
+          const load = { origin: way === 'floor' ? floorOrigin : origin, requests, connections: options.connections, durationSeconds: sliceSeconds, warmupSeconds: sliceWarmupSeconds(slice) };
           slices[way].push(await runLoad(load));
         }
       }

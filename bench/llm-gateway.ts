@@ -32,7 +32,7 @@ import { buildPlatformApp, type PlatformApp } from '../src/platform/app.js';
 import { parsePlatformConfig } from '../src/platform/config.js';
 import { Money, formatMoney } from '../src/platform/money.js';
 import { closeServer, listen } from './ceiling-server.js';
-import { adminQuery, BENCH_ADMIN_URL, combineSlices, log, runLoad } from './harness.js';
+import { adminQuery, BENCH_ADMIN_URL, combineSlices, log, runLoad, sliceWarmupSeconds } from './harness.js';
 import { createExplainer, explain, noSamples, type ExplainSamples } from './llm-explain.js';
 import { createPassThrough } from './llm-floor.js';
 import type { LoadRequest, LoadResult } from './load-worker.js';
@@ -45,14 +45,6 @@ const PORTKEY = new URL('../node_modules/@portkey-ai/gateway/build/start-server.
 const PORTKEY_PEER = new URL('./portkey-peer.ts', import.meta.url).pathname;
 const CONNECTIONS = 32;
 const SLICES = 5;
-/**
- * Every slice starts a fresh load generator, whose own warm-up (module loading, then its JIT) competes with
- * the way under test for the machine's two cores, and more so the more CPU the way needs: over 1-s slices
- * the gateway's p50 came out 5 to 11 ms above the floor's, and 0 to 3 ms once each slice had first run 1 s
- * uncounted. So every slice does, the first one longer.
- */
-const SLICE_WARMUP_SECONDS = 1;
-const FIRST_WARMUP_SECONDS = 2;
 const TARGETS = { floorRatio: 0.7, peerRatio: 1, addedP50Ms: 1, admitted: 50 };
 /** The benchmark's own catalog entry: simple rates make the reservation bound easy to state. */
 const BENCH_MODEL = 'bench-model';
@@ -193,7 +185,7 @@ async function measureThroughput(upstream: string, keyFile: string, duration: nu
       log(`[${mode}] slice ${slice + 1} of ${SLICES}: ${Object.keys(ways).join(', ')}; ${CONNECTIONS} connections, ${sliceSeconds} s each`);
       for (const [name, way] of Object.entries(ways) as [WayName, (typeof candidates)[WayName]][]) {
         explainer?.take();
-        (slices[name] ??= []).push(await runLoad({ ...way, connections: CONNECTIONS, durationSeconds: sliceSeconds, warmupSeconds: slice === 0 ? FIRST_WARMUP_SECONDS : SLICE_WARMUP_SECONDS }));
+        (slices[name] ??= []).push(await runLoad({ ...way, connections: CONNECTIONS, durationSeconds: sliceSeconds, warmupSeconds: sliceWarmupSeconds(slice) }));
         const seen = explainer?.take();
         if (seen && (name === 'floor' || name === 'toolyard')) {
           const kept = (explained[name] ??= noSamples());

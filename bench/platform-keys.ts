@@ -26,7 +26,7 @@ import { buildPlatformApp, type PlatformApp } from '../src/platform/app.js';
 import { parsePlatformConfig } from '../src/platform/config.js';
 import { AUTH_ONLY_PATH, registerAuthOnlyRoutes } from '../src/platform/keys/gateway-auth-testing.js';
 import { closeServer, listen } from './ceiling-server.js';
-import { adminQuery, BENCH_ADMIN_URL as ADMIN_URL, combineSlices as combine, log, percentile, runLoad } from './harness.js';
+import { adminQuery, BENCH_ADMIN_URL as ADMIN_URL, combineSlices as combine, log, percentile, runLoad, sliceWarmupSeconds } from './harness.js';
 import type { LoadResult } from './load-worker.js';
 import { startOidcProvider, type BenchOidcProvider } from './oidc.js';
 
@@ -125,7 +125,7 @@ async function measureThroughput(provider: BenchOidcProvider, token: string, dur
     for (let slice = 0; slice < SLICES; slice++) {
       log(`[throughput] slice ${slice + 1} of ${SLICES}: bare node:http, the authentication step, the same app without it; ${CONNECTIONS} connections, ${sliceSeconds} s each`);
       for (const [name, way] of Object.entries(ways) as [keyof typeof ways, (typeof ways)[keyof typeof ways]][]) {
-        slices[name].push(await runLoad({ ...way, connections: CONNECTIONS, durationSeconds: sliceSeconds, warmupSeconds: slice === 0 ? 2 : 0 }));
+        slices[name].push(await runLoad({ ...way, connections: CONNECTIONS, durationSeconds: sliceSeconds, warmupSeconds: sliceWarmupSeconds(slice) }));
       }
     }
     const ceilingRun = combine(slices.ceiling);
