@@ -136,7 +136,11 @@ export function createExchanges(options: ExchangeOptions) {
 
         const failed = (error: unknown) => {
           if (!first()) return;
-          if (relay) return endRelay(true);
+          if (relay) {
+            endRelay(true);
+            // a relay broken before its start resolved would leave the handler waiting
+            return resolve(reply);
+          }
           const timeout = upstreamFailure(error, timedOut) === 'timeout';
           settle(exchange, tracker, 'upstream_error', status, performance.now(), false);
           if (status === 0) {
@@ -179,18 +183,15 @@ export function createExchanges(options: ExchangeOptions) {
         /**
          * A callback that throws is a fault of the gateway's, not the upstream's: undici would end the exchange
          * as an upstream failure and say nothing. It is logged, and the client is answered (or its stream cut)
-         * and the request settled as an upstream error, so that neither waits for ever.
+         * and the request settled as an upstream error, so that neither waits for ever; thrown on, undici drops
+         * the connection, whose state is unknown.
          */
-        const guarded = (callback: () => void) => {
-          try {
-            callback();
-          } catch (error) {
-            logger.error({ err: error, eventId: request.eventId }, 'the LLM gateway failed relaying an upstream answer');
-            // the fault is the exchange's outcome, even when it broke the handling of the upstream's end
-            ended = false;
-            failed(error);
-            throw error;
-          }
+        const broke = (error: unknown): never => {
+          logger.error({ err: error, eventId: request.eventId }, 'the LLM gateway failed relaying an upstream answer');
+          // the fault is the exchange's outcome, even when it broke the handling of the upstream's end
+          ended = false;
+          failed(error);
+          throw error;
         };
 
         const handler: Dispatcher.DispatchHandler = {
@@ -208,16 +209,30 @@ export function createExchanges(options: ExchangeOptions) {
             }
             const type = headers['content-type'];
             contentType = typeof type === 'string' ? type : undefined;
-            if (status >= 200 && status < 300 && request.stream) guarded(startRelay);
+            if (!(status >= 200 && status < 300 && request.stream)) return;
+            try {
+              startRelay();
+            } catch (error) {
+              broke(error);
+            }
           },
           onResponseData(started, chunk) {
             if (ended) return;
-            if (relay) guarded(() => relay?.data(started, chunk));
-            else kept.push(chunk);
+            if (!relay) return void kept.push(chunk);
+            try {
+              relay.data(started, chunk);
+            } catch (error) {
+              broke(error);
+            }
           },
           onResponseEnd() {
             if (!first()) return;
-            guarded(() => (relay ? endRelay(false) : sendWhole()));
+            try {
+              if (relay) endRelay(false);
+              else sendWhole();
+            } catch (error) {
+              broke(error);
+            }
           },
           onResponseError(_controller, error) {
             failed(error);
