@@ -1,5 +1,5 @@
-import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { preparePgliteThread, type PgliteThread, type PreparedPgliteThread } from './pglite-thread.js';
 
 /** Missing, or a directory with nothing in it: PGlite would create a cluster there. */
@@ -14,13 +14,33 @@ async function holdsNothing(directory: string): Promise<boolean> {
   }
 }
 
+/** Errors that say the data directory's parent takes no new directory of ours. */
+const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS']);
+
 /**
  * Creating a cluster takes seconds, and one cut short (the first start stopped) leaves a directory PGlite
  * then aborts on, with no word of where. So the cluster is built beside its place and moved in whole: the
  * data directory either holds a finished cluster or does not exist. A build left by a stopped start
- * (`<dataDir>.initializing`) is unfinished by definition, so the next start throws it away.
+ * (`<dataDir>.initializing`) is unfinished by definition, so the next start throws it away. A data directory
+ * that is a mount point (a volume mounted right there) cannot be replaced, and its parent may be read-only:
+ * there, and wherever the parent takes no directory, the cluster is built in place, as PGlite does.
  */
+async function buildingPlace(directory: string): Promise<string> {
+  const [own, parent] = await Promise.all([stat(directory), stat(dirname(directory))]);
+  if (own.dev !== parent.dev) return directory;
+  const building = `${directory}.initializing`;
+  await rm(building, { recursive: true, force: true });
+  try {
+    await mkdir(building);
+  } catch (error) {
+    if (UNWRITABLE.has((error as NodeJS.ErrnoException).code ?? '')) return directory;
+    throw error;
+  }
+  return building;
+}
+
 async function createCluster(dataDir: string, building: string, prepared: PreparedPgliteThread): Promise<PgliteThread> {
+  if (building === dataDir) return prepared.open({ dataDir });
   const engine = await prepared.open({ dataDir: building });
   await engine.close();
   await rmdir(dataDir);
@@ -45,17 +65,15 @@ async function openCluster(dataDir: string, prepared: PreparedPgliteThread): Pro
 export async function openDataDir(dataDir: string, prepared: PreparedPgliteThread = preparePgliteThread()): Promise<PgliteThread> {
   if (dataDir.startsWith('memory://')) return prepared.open({ dataDir });
   const directory = resolve(dataDir);
-  const building = `${directory}.initializing`;
-  let fresh: boolean;
+  let building: string | undefined;
   try {
-    fresh = await holdsNothing(directory);
-    if (fresh) {
+    if (await holdsNothing(directory)) {
       await mkdir(directory, { recursive: true });
-      await rm(building, { recursive: true, force: true });
+      building = await buildingPlace(directory);
     }
   } catch (error) {
     await prepared.cancel();
     throw error;
   }
-  return fresh ? createCluster(directory, building, prepared) : openCluster(directory, prepared);
+  return building === undefined ? openCluster(directory, prepared) : createCluster(directory, building, prepared);
 }
