@@ -38,7 +38,8 @@ describe('the embedded database directory', () => {
     } finally {
       await reopened.close();
     }
-  });
+    // a child that loads the code, then three engine starts: slow on a loaded machine
+  }, 90_000);
 
   it('names the directory and what to do when it holds a cluster PGlite cannot open', async () => {
     const dataDir = join(parent, 'registry');
