@@ -50,7 +50,8 @@ export async function startEmbeddedDatabase<DB>(database: DatabaseConfig, prepar
     .catch((error: unknown) => {
       const { syscall, code } = error as NodeJS.ErrnoException;
       if (syscall === 'mkdir') throw new ConfigError([`database.dataDir: cannot create ${database.dataDir} (${code ?? 'error'})`]);
-      throw syscall === 'scandir' ? new ConfigError([`database.dataDir: cannot read ${database.dataDir} (${code ?? 'error'})`]) : error;
+      if (syscall === 'scandir') throw new ConfigError([`database.dataDir: cannot read ${database.dataDir} (${code ?? 'error'})`]);
+      throw error;
     });
   const [engine, { embeddedDatabase }] = await Promise.all([opening, import('../core/db/database.js')]);
   return embeddedDatabase<DB>(engine);

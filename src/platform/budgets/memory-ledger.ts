@@ -170,7 +170,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions): MemoryBudgetLe
       // a hold whose request never settled (a fault in this process, not a crash): released, its event written as an upstream_error
       const expired = [...holds.entries()].filter(([, held]) => held.expiresAt < now);
       for (const [eventId] of expired) release(eventId);
-      await Promise.all(expired.map(([, held]) => settlements.submit({ request: { hold: null, event: { ...held.event, outcome: 'upstream_error', upstream_status: 0 }, cost: null }, subjects: [], charged: [] })));
+      await Promise.all(expired.map(([, held]) => settlements.submit({ ...settling({ hold: null, event: { ...held.event, outcome: 'upstream_error', upstream_status: 0 }, cost: null }), charged: [] })));
       // cells of periods over, holding nothing, are let go
       for (const [id, key] of keys) {
         if (periodAt(key.period, key.ordinal).end.getTime() <= now && cells.get(id)?.reserved.isZero() !== false) {

@@ -204,8 +204,9 @@ export function createExchanges(options: ExchangeOptions) {
             status = statusCode;
             if (status > LAST_STATUS) {
               // no client could read it on (and Fastify would throw on it): the rest is not read
-              failed(new Error(`status ${String(status)}`));
-              return started.abort(new Error(`the upstream answered with status ${String(status)}`));
+              const error = new Error(`the upstream answered with status ${String(status)}`);
+              failed(error);
+              return started.abort(error);
             }
             const type = headers['content-type'];
             contentType = typeof type === 'string' ? type : undefined;
